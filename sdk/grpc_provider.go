@@ -1,0 +1,301 @@
+package sdk
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"github.com/harness-agent/harness/sdk/proto/providerv1"
+)
+
+// ProviderGRPCPlugin binds a [Provider] to go-plugin; hosts get a
+// *ProviderClient from it.
+type ProviderGRPCPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	Impl Provider
+}
+
+// GRPCServer implements plugin.GRPCPlugin.
+func (p *ProviderGRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
+	providerv1.RegisterProviderServer(s, newProviderServer(p.Impl))
+	return nil
+}
+
+// GRPCClient implements plugin.GRPCPlugin.
+func (p *ProviderGRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
+	return &ProviderClient{client: providerv1.NewProviderClient(c)}, nil
+}
+
+// providerServer owns adapter generations. Each process starts at a random
+// generation, so a handle from a crashed predecessor is never accepted, and
+// Configure starts a new one.
+type providerServer struct {
+	providerv1.UnimplementedProviderServer
+	impl Provider
+
+	mu         sync.Mutex
+	generation uint64
+	handles    map[string]preparedCall
+}
+
+type preparedCall struct {
+	generation      uint64
+	model           ModelInfo
+	thinking        bool
+	replayReasoning bool
+}
+
+func newProviderServer(impl Provider) *providerServer {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return &providerServer{impl: impl, generation: binary.LittleEndian.Uint64(b[:]) >> 1, handles: map[string]preparedCall{}}
+}
+
+func (s *providerServer) Configure(ctx context.Context, req *providerv1.Configure_Request) (*providerv1.Configure_Response, error) {
+	s.mu.Lock()
+	s.generation++
+	s.handles = map[string]preparedCall{}
+	s.mu.Unlock()
+	if err := s.impl.Configure(ctx, req.ConfigJson); err != nil {
+		return &providerv1.Configure_Response{Error: errorToProto(AsError(err))}, nil
+	}
+	return &providerv1.Configure_Response{}, nil
+}
+
+func (s *providerServer) Models(ctx context.Context, _ *providerv1.Models_Request) (*providerv1.Models_Response, error) {
+	models, err := s.impl.Models(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp := &providerv1.Models_Response{}
+	for _, m := range models {
+		resp.Models = append(resp.Models, modelToProto(m))
+	}
+	return resp, nil
+}
+
+func (s *providerServer) PrepareCall(_ context.Context, req *providerv1.PrepareCall_Request) (*providerv1.PrepareCall_Response, error) {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.handles[id] = preparedCall{generation: s.generation, model: modelFromProto(req.Model), thinking: req.Thinking, replayReasoning: req.ReplayReasoning}
+	return &providerv1.PrepareCall_Response{Handle: &providerv1.Handle{Id: id, Generation: s.generation}}, nil
+}
+
+func (s *providerServer) Stream(req *providerv1.Stream_Request, stream grpc.ServerStreamingServer[providerv1.StreamChunk]) error {
+	s.mu.Lock()
+	prepared, ok := s.handles[req.GetHandle().GetId()]
+	current := s.generation
+	s.mu.Unlock()
+	if !ok || prepared.generation != current || req.GetHandle().GetGeneration() != current {
+		return stream.Send(chunkToProto(StreamChunk{Type: ChunkError, Err: Errorf(KindStaleHandle,
+			"handle %q belongs to adapter generation %d, current is %d: prepare the call again",
+			req.GetHandle().GetId(), req.GetHandle().GetGeneration(), current)}))
+	}
+	sr := StreamRequest{
+		Model:           prepared.model,
+		Thinking:        prepared.thinking,
+		ReplayReasoning: prepared.replayReasoning,
+		ToolChoice:      req.ToolChoice,
+		MaxOutput:       req.MaxOutput,
+		Temperature:     req.Temperature,
+	}
+	for _, m := range req.Messages {
+		sr.Messages = append(sr.Messages, messageFromProto(m))
+	}
+	for _, t := range req.Tools {
+		sr.Tools = append(sr.Tools, ToolDefinition{Name: t.Name, Description: t.Description, Parameters: t.ParametersJson})
+	}
+	err := s.impl.Stream(stream.Context(), sr, func(c StreamChunk) error {
+		return stream.Send(chunkToProto(c))
+	})
+	if err != nil {
+		return stream.Send(chunkToProto(StreamChunk{Type: ChunkError, Err: AsError(err)}))
+	}
+	return nil
+}
+
+// Handle names a prepared call: the model metadata bound to one adapter generation.
+type Handle struct {
+	ID         string
+	Generation uint64
+}
+
+// PrepareRequest binds a model for later Stream calls.
+type PrepareRequest struct {
+	Model           ModelInfo
+	Thinking        bool
+	ReplayReasoning bool
+}
+
+// ProviderClient is the host side of a provider plugin connection.
+type ProviderClient struct {
+	client providerv1.ProviderClient
+}
+
+// Configure sends the provider block; it starts a new adapter generation.
+func (c *ProviderClient) Configure(ctx context.Context, config []byte) error {
+	resp, err := c.client.Configure(ctx, &providerv1.Configure_Request{ConfigJson: config})
+	if err != nil {
+		return err
+	}
+	if e := errorFromProto(resp.Error); e != nil {
+		return e
+	}
+	return nil
+}
+
+// Models lists the provider's model metadata.
+func (c *ProviderClient) Models(ctx context.Context) ([]ModelInfo, error) {
+	resp, err := c.client.Models(ctx, &providerv1.Models_Request{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ModelInfo, len(resp.Models))
+	for i, m := range resp.Models {
+		out[i] = modelFromProto(m)
+	}
+	return out, nil
+}
+
+// PrepareCall binds model metadata to the provider's current generation.
+func (c *ProviderClient) PrepareCall(ctx context.Context, req PrepareRequest) (Handle, error) {
+	resp, err := c.client.PrepareCall(ctx, &providerv1.PrepareCall_Request{Model: modelToProto(req.Model), Thinking: req.Thinking, ReplayReasoning: req.ReplayReasoning})
+	if err != nil {
+		return Handle{}, err
+	}
+	return Handle{ID: resp.Handle.GetId(), Generation: resp.Handle.GetGeneration()}, nil
+}
+
+// Stream runs a prepared request, calling emit for each chunk. Transport
+// failures are returned as the error; provider failures arrive as
+// ChunkError chunks.
+func (c *ProviderClient) Stream(ctx context.Context, h Handle, req StreamRequest, emit func(StreamChunk) error) error {
+	preq := &providerv1.Stream_Request{
+		Handle:      &providerv1.Handle{Id: h.ID, Generation: h.Generation},
+		ToolChoice:  req.ToolChoice,
+		MaxOutput:   req.MaxOutput,
+		Temperature: req.Temperature,
+	}
+	for _, m := range req.Messages {
+		preq.Messages = append(preq.Messages, messageToProto(m))
+	}
+	for _, t := range req.Tools {
+		preq.Tools = append(preq.Tools, &providerv1.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJson: t.Parameters})
+	}
+	stream, err := c.client.Stream(ctx, preq)
+	if err != nil {
+		return err
+	}
+	for {
+		pc, err := stream.Recv()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		chunk, err := chunkFromProto(pc)
+		if err != nil {
+			return err
+		}
+		if err := emit(chunk); err != nil {
+			return err
+		}
+	}
+}
+
+func modelToProto(m ModelInfo) *providerv1.ModelInfo {
+	pm := &providerv1.ModelInfo{Id: m.ID, ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput,
+		SupportsTools: m.SupportsTools, SupportsReasoning: m.SupportsReasoning, SupportsCaching: m.SupportsCaching}
+	if m.Pricing != nil {
+		pm.Pricing = &providerv1.Pricing{InputCacheHit: m.Pricing.InputCacheHit, InputCacheMiss: m.Pricing.InputCacheMiss, Output: m.Pricing.Output}
+	}
+	return pm
+}
+
+func modelFromProto(pm *providerv1.ModelInfo) ModelInfo {
+	m := ModelInfo{ID: pm.GetId(), ContextWindow: pm.GetContextWindow(), MaxOutput: pm.GetMaxOutput(),
+		SupportsTools: pm.GetSupportsTools(), SupportsReasoning: pm.GetSupportsReasoning(), SupportsCaching: pm.GetSupportsCaching()}
+	if p := pm.GetPricing(); p != nil {
+		m.Pricing = &Pricing{InputCacheHit: p.InputCacheHit, InputCacheMiss: p.InputCacheMiss, Output: p.Output}
+	}
+	return m
+}
+
+func messageToProto(m Message) *providerv1.Message {
+	pm := &providerv1.Message{Role: string(m.Role), Content: m.Content, Reasoning: m.Reasoning, ToolCallId: m.ToolCallID}
+	for _, tc := range m.ToolCalls {
+		pm.ToolCalls = append(pm.ToolCalls, &providerv1.ToolCall{Id: tc.ID, Name: tc.Name, ArgumentsJson: tc.Arguments})
+	}
+	return pm
+}
+
+func messageFromProto(pm *providerv1.Message) Message {
+	m := Message{Role: Role(pm.Role), Content: pm.Content, Reasoning: pm.Reasoning, ToolCallID: pm.ToolCallId}
+	for _, tc := range pm.ToolCalls {
+		m.ToolCalls = append(m.ToolCalls, ToolCall{ID: tc.Id, Name: tc.Name, Arguments: tc.ArgumentsJson})
+	}
+	return m
+}
+
+func usageToProto(u *Usage) *providerv1.Usage {
+	if u == nil {
+		return nil
+	}
+	return &providerv1.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
+		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, ReasoningTokens: u.ReasoningTokens}
+}
+
+func usageFromProto(u *providerv1.Usage) *Usage {
+	if u == nil {
+		return nil
+	}
+	return &Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
+		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, ReasoningTokens: u.ReasoningTokens}
+}
+
+func chunkToProto(c StreamChunk) *providerv1.StreamChunk {
+	switch c.Type {
+	case ChunkBlockStart:
+		return &providerv1.StreamChunk{Chunk: &providerv1.StreamChunk_BlockStart_{BlockStart: &providerv1.StreamChunk_BlockStart{
+			Index: int32(c.Index), Kind: providerv1.BlockKind(c.Kind), ToolCallId: c.ToolCallID, ToolName: c.ToolName}}}
+	case ChunkBlockDelta:
+		return &providerv1.StreamChunk{Chunk: &providerv1.StreamChunk_BlockDelta_{BlockDelta: &providerv1.StreamChunk_BlockDelta{Index: int32(c.Index), Text: c.Text}}}
+	case ChunkBlockEnd:
+		return &providerv1.StreamChunk{Chunk: &providerv1.StreamChunk_BlockEnd_{BlockEnd: &providerv1.StreamChunk_BlockEnd{Index: int32(c.Index)}}}
+	case ChunkUsage:
+		return &providerv1.StreamChunk{Chunk: &providerv1.StreamChunk_Usage{Usage: usageToProto(c.Usage)}}
+	case ChunkFinish:
+		return &providerv1.StreamChunk{Chunk: &providerv1.StreamChunk_Finish_{Finish: &providerv1.StreamChunk_Finish{Reason: c.Reason, Usage: usageToProto(c.Usage)}}}
+	default:
+		return &providerv1.StreamChunk{Chunk: &providerv1.StreamChunk_Error{Error: errorToProto(c.Err)}}
+	}
+}
+
+func chunkFromProto(pc *providerv1.StreamChunk) (StreamChunk, error) {
+	switch v := pc.Chunk.(type) {
+	case *providerv1.StreamChunk_BlockStart_:
+		return StreamChunk{Type: ChunkBlockStart, Index: int(v.BlockStart.Index), Kind: BlockKind(v.BlockStart.Kind), ToolCallID: v.BlockStart.ToolCallId, ToolName: v.BlockStart.ToolName}, nil
+	case *providerv1.StreamChunk_BlockDelta_:
+		return StreamChunk{Type: ChunkBlockDelta, Index: int(v.BlockDelta.Index), Text: v.BlockDelta.Text}, nil
+	case *providerv1.StreamChunk_BlockEnd_:
+		return StreamChunk{Type: ChunkBlockEnd, Index: int(v.BlockEnd.Index)}, nil
+	case *providerv1.StreamChunk_Usage:
+		return StreamChunk{Type: ChunkUsage, Usage: usageFromProto(v.Usage)}, nil
+	case *providerv1.StreamChunk_Finish_:
+		return StreamChunk{Type: ChunkFinish, Reason: v.Finish.Reason, Usage: usageFromProto(v.Finish.Usage)}, nil
+	case *providerv1.StreamChunk_Error:
+		return StreamChunk{Type: ChunkError, Err: errorFromProto(v.Error)}, nil
+	}
+	return StreamChunk{}, fmt.Errorf("provider sent an empty stream chunk")
+}

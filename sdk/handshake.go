@@ -1,0 +1,58 @@
+package sdk
+
+import (
+	"math"
+
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+)
+
+// ProtocolVersion is the major version of the plugin protocol (sdk/proto/*v1).
+const ProtocolVersion = 1
+
+// Plugin set keys: the kind of service a plugin serves.
+const (
+	KindTool     = "tool"
+	KindProvider = "provider"
+	KindHook     = "hook"
+)
+
+// Handshake is the fixed go-plugin handshake of every harness plugin. The
+// cookie never changes; ProtocolVersion selects the protocol.
+var Handshake = plugin.HandshakeConfig{
+	MagicCookieKey:   "HARNESS_PLUGIN_MAGIC_COOKIE",
+	MagicCookieValue: "9c1b6f0e4d2a4c7e8b3f5a61e0d27c94",
+}
+
+// MaxMessageSize is the gRPC message size limit on both sides: files and
+// tool output exceed gRPC's 4 MiB default.
+const MaxMessageSize = 256 << 20
+
+// HostPluginSets returns the plugin sets a host passes to go-plugin's
+// ClientConfig.VersionedPlugins.
+func HostPluginSets() map[int]plugin.PluginSet {
+	return map[int]plugin.PluginSet{
+		ProtocolVersion: {
+			KindTool:     &ToolGRPCPlugin{},
+			KindProvider: &ProviderGRPCPlugin{},
+			KindHook:     &HookGRPCPlugin{},
+		},
+	}
+}
+
+// GRPCDialOptions are the host's dial options: raised call size limits.
+func GRPCDialOptions() []grpc.DialOption {
+	return []grpc.DialOption{grpc.WithDefaultCallOptions(
+		grpc.MaxCallRecvMsgSize(MaxMessageSize),
+		grpc.MaxCallSendMsgSize(MaxMessageSize),
+	)}
+}
+
+func grpcServer(opts []grpc.ServerOption) *grpc.Server {
+	opts = append(opts,
+		grpc.MaxRecvMsgSize(MaxMessageSize),
+		grpc.MaxSendMsgSize(MaxMessageSize),
+		grpc.MaxConcurrentStreams(math.MaxUint32),
+	)
+	return grpc.NewServer(opts...)
+}

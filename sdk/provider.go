@@ -1,0 +1,143 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Pricing is in USD per one million tokens.
+type Pricing struct {
+	InputCacheHit  float64
+	InputCacheMiss float64
+	Output         float64
+}
+
+// ModelInfo is the metadata of one model.
+type ModelInfo struct {
+	ID                string
+	ContextWindow     int64
+	MaxOutput         int64
+	Pricing           *Pricing // nil when unknown
+	SupportsTools     bool
+	SupportsReasoning bool
+	SupportsCaching   bool
+}
+
+// Role of a message.
+type Role string
+
+// Message roles.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// ToolCall is a call the model asked for.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Message is one message of a conversation.
+type Message struct {
+	Role       Role
+	Content    string
+	Reasoning  string     // assistant reasoning (sent back only when the model needs it)
+	ToolCalls  []ToolCall // assistant tool calls
+	ToolCallID string     // for RoleTool: the call it answers
+}
+
+// ToolDefinition is a tool offered to the model.
+type ToolDefinition struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage
+}
+
+// StreamRequest is one model request, bound to the model prepared with PrepareCall.
+type StreamRequest struct {
+	Model           ModelInfo
+	Thinking        bool
+	ReplayReasoning bool
+	Messages        []Message
+	Tools           []ToolDefinition
+	ToolChoice      string // "auto" (default), "none", "required" or a tool name
+	MaxOutput       int64
+	Temperature     float64
+}
+
+// BlockKind is the kind of a streamed content block.
+type BlockKind int
+
+// Block kinds.
+const (
+	BlockText BlockKind = iota + 1
+	BlockReasoning
+	BlockToolCall
+)
+
+// String returns "text", "reasoning" or "tool_call".
+func (k BlockKind) String() string {
+	switch k {
+	case BlockText:
+		return "text"
+	case BlockReasoning:
+		return "reasoning"
+	case BlockToolCall:
+		return "tool_call"
+	}
+	return "unknown"
+}
+
+// Usage counts tokens of one request.
+type Usage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	CacheHitTokens   int64 `json:"cache_hit_tokens"`
+	CacheMissTokens  int64 `json:"cache_miss_tokens"`
+	ReasoningTokens  int64 `json:"reasoning_tokens"`
+}
+
+// ChunkType says which fields of a StreamChunk are set.
+type ChunkType int
+
+// Chunk types.
+const (
+	ChunkBlockStart ChunkType = iota + 1
+	ChunkBlockDelta
+	ChunkBlockEnd
+	ChunkUsage
+	ChunkFinish
+	ChunkError
+)
+
+// StreamChunk is one unit of a streamed model answer. A block is opened by
+// ChunkBlockStart, receives ChunkBlockDelta, and is closed by ChunkBlockEnd;
+// ChunkFinish ends the stream and nothing may follow it.
+type StreamChunk struct {
+	Type       ChunkType
+	Index      int       // block index (start, delta, end)
+	Kind       BlockKind // block kind (start)
+	ToolCallID string    // tool-call blocks (start)
+	ToolName   string    // tool-call blocks (start)
+	Text       string    // delta text or tool argument fragment
+	Usage      *Usage    // usage, finish
+	Reason     string    // finish reason: "stop", "length", "tool_calls", ...
+	Err        *Error    // error
+}
+
+// Provider is what an LLM provider plugin implements. The SDK's server
+// handles PrepareCall handles and adapter generations: Stream is only called
+// with a request whose handle belongs to the current generation.
+type Provider interface {
+	// Configure receives the HCL provider block as JSON. Reconfiguring
+	// starts a new adapter generation.
+	Configure(ctx context.Context, config json.RawMessage) error
+	Models(ctx context.Context) ([]ModelInfo, error)
+	// Stream runs one request, calling emit for every chunk in order. A
+	// failure is returned as an *Error (the SDK sends it as an error chunk).
+	Stream(ctx context.Context, req StreamRequest, emit func(StreamChunk) error) error
+}

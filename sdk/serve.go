@@ -1,0 +1,90 @@
+package sdk
+
+import (
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+)
+
+// ServeTool serves a tool plugin until the host disconnects. Call it from main.
+func ServeTool(impl ToolPlugin) {
+	serve(KindTool, &ToolGRPCPlugin{Impl: impl})
+}
+
+// ServeProvider serves an LLM provider plugin until the host disconnects.
+func ServeProvider(impl Provider) {
+	serve(KindProvider, &ProviderGRPCPlugin{Impl: impl})
+}
+
+// ServeHook serves a hook plugin until the host disconnects.
+func ServeHook(impl Hook) {
+	serve(KindHook, &HookGRPCPlugin{Impl: impl})
+}
+
+// Logger returns the plugin's logger: JSON lines on stderr, which the host
+// collects (level from HARNESS_LOG, default warn).
+func Logger() hclog.Logger {
+	loggerOnce.Do(func() {
+		level := hclog.LevelFromString(os.Getenv("HARNESS_LOG"))
+		if level == hclog.NoLevel {
+			level = hclog.Warn
+		}
+		logger = hclog.New(&hclog.LoggerOptions{
+			Name:       "plugin",
+			Level:      level,
+			Output:     os.Stderr,
+			JSONFormat: true,
+		})
+	})
+	return logger
+}
+
+var (
+	loggerOnce sync.Once
+	logger     hclog.Logger
+
+	shutdownMu    sync.Mutex
+	shutdownFuncs []func()
+)
+
+// OnShutdown registers f to run when the plugin is told to stop or its host
+// dies (a plugin that starts processes kills their process groups here).
+func OnShutdown(f func()) {
+	shutdownMu.Lock()
+	defer shutdownMu.Unlock()
+	shutdownFuncs = append(shutdownFuncs, f)
+}
+
+func runShutdown() {
+	shutdownMu.Lock()
+	funcs := shutdownFuncs
+	shutdownFuncs = nil
+	shutdownMu.Unlock()
+	for _, f := range funcs {
+		f()
+	}
+}
+
+func serve(kind string, p plugin.Plugin) {
+	stop := func(reason string) {
+		Logger().Debug("plugin stopping", "reason", reason)
+		runShutdown()
+		os.Exit(1)
+	}
+	watchParent(func() { stop("host died") })
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
+	go func() { stop((<-sigs).String()) }()
+
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig:  Handshake,
+		VersionedPlugins: map[int]plugin.PluginSet{ProtocolVersion: {kind: p}},
+		GRPCServer:       grpcServer,
+		Logger:           Logger(),
+	})
+	runShutdown()
+}
