@@ -25,8 +25,12 @@ func ServeHook(impl Hook) {
 	serve(KindHook, &HookGRPCPlugin{Impl: impl})
 }
 
-// Logger returns the plugin's logger: JSON lines on stderr, which the host
-// collects (level from HARNESS_LOG, default warn).
+// Logger returns the plugin's logger: JSON lines written straight to the
+// process's stderr, which the host collects (level from HARNESS_LOG, default
+// warn). Log through it rather than printing to os.Stderr: once Serve runs,
+// go-plugin forwards os.Stderr asynchronously over gRPC, so a line printed
+// just before a crash may be lost, while a logged one reaches the host's
+// process_exit report.
 func Logger() hclog.Logger {
 	loggerOnce.Do(func() {
 		level := hclog.LevelFromString(os.Getenv("HARNESS_LOG"))

@@ -1,0 +1,188 @@
+package pluginhost
+
+import (
+	"context"
+	"sync"
+
+	"github.com/harness-agent/harness/sdk"
+)
+
+// Tool returns the named tool plugin. It implements sdk.ToolPlugin; the
+// process starts on first use, and after a crash the next call starts a
+// fresh one and replays the last Configure.
+func (h *Host) Tool(name string) (*ToolHandle, error) {
+	m, err := h.get(name, sdk.KindTool)
+	if err != nil {
+		return nil, err
+	}
+	return &ToolHandle{m: m}, nil
+}
+
+// ToolHandle is a lazily started, self-healing tool plugin.
+type ToolHandle struct {
+	m *managed
+
+	mu         sync.Mutex
+	cfg        *sdk.PluginConfig
+	configured int // the process (m.starts) the config was applied to
+}
+
+var _ sdk.ToolPlugin = (*ToolHandle)(nil)
+
+func (t *ToolHandle) client(ctx context.Context) (*sdk.ToolClient, error) {
+	raw, err := t.m.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := raw.(*sdk.ToolClient)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cfg != nil && t.configured != t.m.generation() {
+		if err := c.Configure(ctx, *t.cfg); err != nil {
+			return nil, t.m.callError(ctx, raw, err)
+		}
+		t.configured = t.m.generation()
+	}
+	return c, nil
+}
+
+// Describe implements sdk.ToolPlugin.
+func (t *ToolHandle) Describe(ctx context.Context) (sdk.PluginInfo, error) {
+	c, err := t.client(ctx)
+	if err != nil {
+		return sdk.PluginInfo{}, err
+	}
+	info, err := c.Describe(ctx)
+	return info, t.m.callError(ctx, c, err)
+}
+
+// Configure implements sdk.ToolPlugin. The config is kept and replayed on
+// every fresh process.
+func (t *ToolHandle) Configure(ctx context.Context, cfg sdk.PluginConfig) error {
+	t.mu.Lock()
+	t.cfg = &cfg
+	t.configured = -1
+	t.mu.Unlock()
+	_, err := t.client(ctx)
+	return err
+}
+
+// Execute implements sdk.ToolPlugin.
+func (t *ToolHandle) Execute(ctx context.Context, call sdk.Call, progress sdk.Progress) (sdk.Result, error) {
+	c, err := t.client(ctx)
+	if err != nil {
+		return sdk.Result{}, err
+	}
+	res, err := c.Execute(ctx, call, progress)
+	return res, t.m.callError(ctx, c, err)
+}
+
+// Provider returns the named provider plugin.
+func (h *Host) Provider(name string) (*ProviderHandle, error) {
+	m, err := h.get(name, sdk.KindProvider)
+	if err != nil {
+		return nil, err
+	}
+	return &ProviderHandle{m: m}, nil
+}
+
+// ProviderHandle is a lazily started, self-healing provider plugin. A fresh
+// process is configured again before use, which starts a new adapter
+// generation: handles prepared on the old process are refused as stale.
+type ProviderHandle struct {
+	m *managed
+
+	mu         sync.Mutex
+	cfg        []byte
+	configured int
+}
+
+func (p *ProviderHandle) client(ctx context.Context) (*sdk.ProviderClient, error) {
+	raw, err := p.m.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := raw.(*sdk.ProviderClient)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cfg != nil && p.configured != p.m.generation() {
+		if err := c.Configure(ctx, p.cfg); err != nil {
+			return nil, p.m.callError(ctx, raw, err)
+		}
+		p.configured = p.m.generation()
+	}
+	return c, nil
+}
+
+// Configure sends the provider block (JSON); it is replayed on restarts.
+func (p *ProviderHandle) Configure(ctx context.Context, config []byte) error {
+	p.mu.Lock()
+	p.cfg = config
+	p.configured = -1
+	p.mu.Unlock()
+	_, err := p.client(ctx)
+	return err
+}
+
+// Models lists the provider's model metadata.
+func (p *ProviderHandle) Models(ctx context.Context) ([]sdk.ModelInfo, error) {
+	c, err := p.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	models, err := c.Models(ctx)
+	return models, p.m.callError(ctx, c, err)
+}
+
+// PrepareCall binds model metadata to the provider's current generation.
+func (p *ProviderHandle) PrepareCall(ctx context.Context, req sdk.PrepareRequest) (sdk.Handle, error) {
+	c, err := p.client(ctx)
+	if err != nil {
+		return sdk.Handle{}, err
+	}
+	h, err := c.PrepareCall(ctx, req)
+	return h, p.m.callError(ctx, c, err)
+}
+
+// Stream runs a prepared request.
+func (p *ProviderHandle) Stream(ctx context.Context, h sdk.Handle, req sdk.StreamRequest, emit func(sdk.StreamChunk) error) error {
+	c, err := p.client(ctx)
+	if err != nil {
+		return err
+	}
+	return p.m.callError(ctx, c, c.Stream(ctx, h, req, emit))
+}
+
+// Hook returns the named hook plugin. It implements sdk.Hook.
+func (h *Host) Hook(name string) (*HookHandle, error) {
+	m, err := h.get(name, sdk.KindHook)
+	if err != nil {
+		return nil, err
+	}
+	return &HookHandle{m: m}, nil
+}
+
+// HookHandle is a lazily started, self-healing hook plugin.
+type HookHandle struct{ m *managed }
+
+var _ sdk.Hook = (*HookHandle)(nil)
+
+// Phases implements sdk.Hook.
+func (k *HookHandle) Phases(ctx context.Context) ([]string, error) {
+	raw, err := k.m.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	phases, err := raw.(*sdk.HookClient).Phases(ctx)
+	return phases, k.m.callError(ctx, raw, err)
+}
+
+// Handle implements sdk.Hook.
+func (k *HookHandle) Handle(ctx context.Context, ev sdk.HookEvent) (sdk.HookVerdict, error) {
+	raw, err := k.m.client(ctx)
+	if err != nil {
+		return sdk.HookVerdict{}, err
+	}
+	v, err := raw.(*sdk.HookClient).Handle(ctx, ev)
+	return v, k.m.callError(ctx, raw, err)
+}

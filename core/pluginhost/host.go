@@ -1,0 +1,153 @@
+package pluginhost
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sync/errgroup"
+)
+
+// Spec declares a plugin the host may start.
+type Spec struct {
+	Name    string // unique: a built-in's name or the HCL block's label
+	Kind    string // sdk.KindTool, sdk.KindProvider or sdk.KindHook
+	Builtin bool   // served by the harness binary itself
+	Path    string // third-party: the executable
+	SHA256  string // third-party: the expected hex checksum
+	// Env is the plugin's whole environment beyond BaseEnv ("K=V").
+	Env []string
+}
+
+// Options configure a Host.
+type Options struct {
+	// SelfExe is the harness binary that serves built-in plugins
+	// (`SelfExe plugin serve NAME`); default os.Executable().
+	SelfExe string
+	// Logger receives the host's and the plugins' logs; default: none.
+	Logger hclog.Logger
+	// StartTimeout bounds the handshake of a starting plugin; default 10s.
+	StartTimeout time.Duration
+}
+
+// Host supervises plugin processes. It is safe for concurrent use.
+type Host struct {
+	opts Options
+
+	mu      sync.Mutex
+	plugins map[string]*managed
+	closed  bool
+}
+
+// New returns a host; Register the plugins it may start.
+func New(opts Options) (*Host, error) {
+	if opts.SelfExe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("locate the harness binary for built-in plugins: %w", err)
+		}
+		opts.SelfExe = exe
+	}
+	if opts.Logger == nil {
+		opts.Logger = hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})
+	}
+	if opts.StartTimeout == 0 {
+		opts.StartTimeout = 10 * time.Second
+	}
+	return &Host{opts: opts, plugins: map[string]*managed{}}, nil
+}
+
+// Register declares a plugin. Registering a name twice is an error.
+func (h *Host) Register(spec Spec) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.plugins[spec.Name]; ok {
+		return fmt.Errorf("plugin %q is declared twice", spec.Name)
+	}
+	h.plugins[spec.Name] = &managed{spec: spec, host: h, stderr: newTailBuffer(16 << 10)}
+	return nil
+}
+
+// Specs returns the registered plugins sorted by name.
+func (h *Host) Specs() []Spec {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]Spec, 0, len(h.plugins))
+	for _, m := range h.plugins {
+		out = append(out, m.spec)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func (h *Host) get(name, kind string) (*managed, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, fmt.Errorf("plugin host is closed")
+	}
+	m, ok := h.plugins[name]
+	if !ok {
+		return nil, fmt.Errorf("no plugin named %q is declared", name)
+	}
+	if m.spec.Kind != kind {
+		return nil, fmt.Errorf("plugin %q is a %s plugin, not a %s plugin", name, m.spec.Kind, kind)
+	}
+	return m, nil
+}
+
+// Warm starts the named plugins concurrently, so that a run pays for the
+// slowest start rather than the sum.
+func (h *Host) Warm(ctx context.Context, names ...string) error {
+	var g errgroup.Group
+	for _, name := range names {
+		h.mu.Lock()
+		m, ok := h.plugins[name]
+		h.mu.Unlock()
+		if !ok {
+			return fmt.Errorf("no plugin named %q is declared", name)
+		}
+		g.Go(func() error {
+			_, err := m.client(ctx)
+			return err
+		})
+	}
+	return g.Wait()
+}
+
+// PID returns the process id of a running plugin, 0 when it is not running.
+func (h *Host) PID(name string) int {
+	h.mu.Lock()
+	m := h.plugins[name]
+	h.mu.Unlock()
+	if m == nil {
+		return 0
+	}
+	return m.pid()
+}
+
+// Close stops every plugin, concurrently, each under go-plugin's kill
+// timeout (a graceful stop, then SIGKILL).
+func (h *Host) Close() {
+	h.mu.Lock()
+	h.closed = true
+	all := make([]*managed, 0, len(h.plugins))
+	for _, m := range h.plugins {
+		all = append(all, m)
+	}
+	h.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, m := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.stop()
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,208 @@
+package pluginhost
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/harness-agent/harness/sdk"
+)
+
+// managed is one plugin's long-lived client. A crash clears it; the next
+// use starts a fresh process.
+type managed struct {
+	spec   Spec
+	host   *Host
+	stderr *tailBuffer
+
+	mu     sync.Mutex
+	cl     *plugin.Client
+	raw    any
+	starts int // processes started so far
+}
+
+// client returns the dispensed gRPC client, starting the plugin if needed.
+func (m *managed) client(ctx context.Context) (any, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cl != nil && !m.cl.Exited() {
+		return m.raw, nil
+	}
+	if m.cl != nil {
+		m.cl.Kill()
+		m.cl = nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cl, raw, err := m.start()
+	if err != nil {
+		return nil, err
+	}
+	m.cl, m.raw = cl, raw
+	m.starts++
+	return raw, nil
+}
+
+func (m *managed) start() (*plugin.Client, any, error) {
+	opts := m.host.opts
+	cfg := &plugin.ClientConfig{
+		HandshakeConfig:  sdk.Handshake,
+		VersionedPlugins: sdk.HostPluginSets(),
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		GRPCDialOptions:  sdk.GRPCDialOptions(),
+		Managed:          true,
+		SkipHostEnv:      true,
+		StartTimeout:     opts.StartTimeout,
+		Stderr:           m.stderr,
+		SyncStderr:       m.stderr, // what the plugin writes to os.Stderr after Serve
+		SyncStdout:       m.stderr,
+		Logger:           m.logger(),
+	}
+	var cmd *exec.Cmd
+	if m.spec.Builtin {
+		cmd = exec.Command(opts.SelfExe, "plugin", "serve", m.spec.Name)
+	} else {
+		sum, err := verify(m.spec.Name, m.spec.Path, m.spec.SHA256)
+		if err != nil {
+			return nil, nil, err
+		}
+		cmd = exec.Command(m.spec.Path)
+		cfg.SecureConfig = &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()}
+		cfg.AutoMTLS = true
+	}
+	cmd.Env = append(BaseEnv(), m.spec.Env...)
+	isolate(cmd)
+	cfg.Cmd = cmd
+	m.stderr.Reset()
+
+	cl := plugin.NewClient(cfg)
+	rpc, err := cl.Client()
+	if err != nil {
+		cl.Kill()
+		return nil, nil, m.startError(err)
+	}
+	raw, err := rpc.Dispense(m.spec.Kind)
+	if err != nil {
+		cl.Kill()
+		return nil, nil, m.startError(err)
+	}
+	m.host.opts.Logger.Debug("plugin started", "name", m.spec.Name, "kind", m.spec.Kind, "pid", pidOf(cl))
+	return cl, raw, nil
+}
+
+func (m *managed) logger() hclog.Logger {
+	return m.host.opts.Logger.Named("plugin." + m.spec.Name)
+}
+
+func (m *managed) startError(err error) error {
+	what := m.spec.Path
+	if m.spec.Builtin {
+		what = "built-in"
+	}
+	msg := fmt.Sprintf("plugin %q (%s) failed to start: %v", m.spec.Name, what, err)
+	if strings.Contains(err.Error(), "Unrecognized remote plugin message") {
+		msg += "; the plugin printed to stdout before the handshake: plugins must log to stderr and let the SDK own stdout"
+	}
+	if tail := strings.TrimSpace(m.stderr.String()); tail != "" {
+		msg += "\nplugin stderr:\n" + tail
+	}
+	return &sdk.Error{Kind: sdk.KindProcessExit, Message: msg}
+}
+
+// callError turns a failed RPC into a structured error. When the plugin
+// process is gone it is a process_exit error with the stderr tail, and the
+// client is dropped so the next call starts a fresh process.
+func (m *managed) callError(ctx context.Context, raw any, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *sdk.Error
+	if errors.As(err, &se) {
+		return err
+	}
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return &sdk.Error{Kind: sdk.KindTimeout, Message: fmt.Sprintf("plugin %q did not answer before the deadline", m.spec.Name)}
+		}
+		return &sdk.Error{Kind: sdk.KindCanceled, Message: fmt.Sprintf("call to plugin %q canceled", m.spec.Name)}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cl == nil || m.raw != raw {
+		return &sdk.Error{Kind: sdk.KindProcessExit, Message: fmt.Sprintf("plugin %q restarted during the call: %v", m.spec.Name, err)}
+	}
+	if status.Code(err) != codes.Unavailable && !m.cl.Exited() {
+		return &sdk.Error{Kind: sdk.KindInternal, Message: fmt.Sprintf("plugin %q: %v", m.spec.Name, status.Convert(err).Message())}
+	}
+	// Wait briefly for the process to be reaped so its stderr is complete.
+	for i := 0; i < 50 && !m.cl.Exited(); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	m.cl.Kill()
+	m.cl, m.raw = nil, nil
+	msg := fmt.Sprintf("plugin %q exited during the call", m.spec.Name)
+	if tail := strings.TrimSpace(m.stderr.String()); tail != "" {
+		msg += "; its stderr ended with:\n" + tail
+	}
+	m.host.opts.Logger.Warn("plugin exited", "name", m.spec.Name, "error", err)
+	return &sdk.Error{Kind: sdk.KindProcessExit, Message: msg}
+}
+
+func (m *managed) pid() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cl == nil || m.cl.Exited() {
+		return 0
+	}
+	return pidOf(m.cl)
+}
+
+func (m *managed) stop() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cl != nil {
+		m.cl.Kill()
+		m.cl, m.raw = nil, nil
+	}
+}
+
+func pidOf(cl *plugin.Client) int {
+	if rc := cl.ReattachConfig(); rc != nil {
+		if rc.Pid != 0 {
+			return rc.Pid
+		}
+	}
+	return 0
+}
+
+// BaseEnv is the environment every plugin gets: what programs need to run,
+// never secrets. A plugin's own variables come from its Spec.
+func BaseEnv() []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ", "SHELL", "HARNESS_LOG"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// generation counts the processes started so far; a handle compares it to
+// know whether its configuration reached the current process.
+func (m *managed) generation() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.starts
+}

@@ -1,0 +1,14 @@
+//go:build !linux
+
+package pluginhost
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// isolate puts a plugin in its own process group. Other systems have no
+// parent-death signal; the SDK's watchdog stops the plugin instead.
+func isolate(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}

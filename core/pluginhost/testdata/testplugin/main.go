@@ -1,0 +1,71 @@
+// Command testplugin is a tool plugin for the plugin host's tests: it can
+// crash, hang, report its environment and misbehave at start.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/harness-agent/harness/sdk"
+)
+
+func main() {
+	if os.Getenv("TESTPLUGIN_STDOUT") != "" {
+		fmt.Println("hello from a plugin that prints before the handshake")
+	}
+	fmt.Fprintf(os.Stderr, "testplugin: serving pid %d\n", os.Getpid())
+	var workspace string
+	tool := func(name string, run func(context.Context, sdk.Call) (sdk.Result, error)) sdk.Tool {
+		return sdk.Tool{
+			Spec: sdk.ToolSpec{Name: name, InputSchema: []byte(`{"type":"object"}`)},
+			Run: func(ctx context.Context, call sdk.Call, _ sdk.Progress) (sdk.Result, error) {
+				return run(ctx, call)
+			},
+		}
+	}
+	sdk.ServeTool(&sdk.ToolSet{
+		Name:    "testplugin",
+		Version: "0.0.1",
+		OnConfigure: func(_ context.Context, cfg sdk.PluginConfig) error {
+			workspace = cfg.Workspace
+			return nil
+		},
+		Tools: []sdk.Tool{
+			tool("noop", func(context.Context, sdk.Call) (sdk.Result, error) {
+				return sdk.Result{Content: "ok"}, nil
+			}),
+			tool("pid", func(context.Context, sdk.Call) (sdk.Result, error) {
+				return sdk.Result{Content: fmt.Sprint(os.Getpid())}, nil
+			}),
+			tool("workspace", func(context.Context, sdk.Call) (sdk.Result, error) {
+				return sdk.Result{Content: workspace}, nil
+			}),
+			tool("env", func(context.Context, sdk.Call) (sdk.Result, error) {
+				env := os.Environ()
+				sort.Strings(env)
+				return sdk.Result{Content: strings.Join(env, "\n")}, nil
+			}),
+			tool("sleep", func(ctx context.Context, _ sdk.Call) (sdk.Result, error) {
+				select {
+				case <-ctx.Done():
+					return sdk.Result{}, ctx.Err()
+				case <-time.After(time.Hour):
+					return sdk.Result{Content: "slept"}, nil
+				}
+			}),
+			tool("crash", func(context.Context, sdk.Call) (sdk.Result, error) {
+				sdk.Logger().Error("testplugin: about to crash")
+				go func() { panic("boom from a plugin goroutine") }()
+				time.Sleep(time.Hour)
+				return sdk.Result{}, nil
+			}),
+			tool("big", func(context.Context, sdk.Call) (sdk.Result, error) {
+				return sdk.Result{Content: strings.Repeat("x", 64<<10)}, nil
+			}),
+		},
+	})
+}
