@@ -1,0 +1,39 @@
+package main
+
+import (
+	deepseek "github.com/harness-agent/harness/plugins/provider-deepseek"
+	script "github.com/harness-agent/harness/plugins/provider-script"
+	"github.com/harness-agent/harness/plugins/readfile"
+	"github.com/harness-agent/harness/plugins/search"
+	"github.com/harness-agent/harness/plugins/terminal"
+	"github.com/harness-agent/harness/plugins/writefile"
+
+	"github.com/harness-agent/harness/core/catalog"
+	"github.com/harness-agent/harness/sdk"
+)
+
+// builtin is a plugin compiled into this binary; serve runs it as the
+// plugin process (`harness plugin serve NAME`).
+type builtin struct {
+	catalog.Builtin
+	serve func()
+}
+
+// builtins is the composition root's list of built-in plugins. The core
+// never imports plugins; it learns of these through the catalog.
+var builtins = []builtin{
+	{catalog.Builtin{Name: "readfile", Kind: sdk.KindTool}, func() { sdk.ServeTool(readfile.New()) }},
+	{catalog.Builtin{Name: "writefile", Kind: sdk.KindTool}, func() { sdk.ServeTool(writefile.New()) }},
+	{catalog.Builtin{Name: "terminal", Kind: sdk.KindTool}, func() { sdk.ServeTool(terminal.New()) }},
+	{catalog.Builtin{Name: "search", Kind: sdk.KindTool}, func() { sdk.ServeTool(search.New()) }},
+	{catalog.Builtin{Name: "provider-deepseek", Kind: sdk.KindProvider}, func() { sdk.ServeProvider(deepseek.New()) }},
+	{catalog.Builtin{Name: "provider-script", Kind: sdk.KindProvider}, func() { sdk.ServeProvider(script.New()) }},
+}
+
+func builtinCatalog() []catalog.Builtin {
+	out := make([]catalog.Builtin, len(builtins))
+	for i, b := range builtins {
+		out[i] = b.Builtin
+	}
+	return out
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+	"golang.org/x/term"
+
+	"github.com/harness-agent/harness/core/catalog"
+	"github.com/harness-agent/harness/core/config"
+	"github.com/harness-agent/harness/core/pluginhost"
+)
+
+// loadConfig loads a configuration and prints its diagnostics; a config
+// with errors ends the command with exit code 2.
+func (c *cli) loadConfig(path string, asJSON bool) (*config.Config, error) {
+	cfg, diags := config.Load(path)
+	if diags.HasErrors() {
+		var files map[string]*hcl.File
+		if cfg != nil {
+			files = cfg.Files
+		}
+		return nil, c.printDiagnostics(files, diags, asJSON)
+	}
+	return cfg, nil
+}
+
+// printDiagnostics writes diagnostics (text on stderr, or a JSON array on
+// stdout) and returns the exit error they imply.
+func (c *cli) printDiagnostics(files map[string]*hcl.File, diags hcl.Diagnostics, asJSON bool) error {
+	if asJSON {
+		out, err := config.DiagnosticsJSON(files, diags)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.stdout, string(out))
+	} else if len(diags) > 0 {
+		color := isTerminal(c.stderr)
+		if err := config.WriteDiagnostics(c.stderr, files, diags, 100, color); err != nil {
+			return err
+		}
+	}
+	if diags.HasErrors() {
+		return silentExit(exitUsage)
+	}
+	return nil
+}
+
+// openCatalog registers the built-ins and the config's plugins with a new
+// plugin host. The caller closes the host.
+func (c *cli) openCatalog(cfg *config.Config) (*catalog.Catalog, *pluginhost.Host, hcl.Diagnostics, error) {
+	host, err := pluginhost.New(pluginhost.Options{Logger: c.logger})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if cfg == nil {
+		cfg = &config.Config{}
+	}
+	cat, diags := catalog.New(cfg, host, builtinCatalog())
+	return cat, host, diags, nil
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func printJSON(c *cli, v any) error {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// rawJSON embeds JSON bytes as a value, or null when empty.
+func rawJSON(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return json.RawMessage(b)
+}

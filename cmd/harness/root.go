@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+)
+
+// cli holds what every command shares: its streams and logger.
+type cli struct {
+	stdout, stderr io.Writer
+	stdin          io.Reader
+	logger         hclog.Logger
+}
+
+func execute(args []string) int {
+	c := &cli{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, logger: newLogger(os.Stderr)}
+	root := c.rootCommand()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintf(c.stderr, "harness: %s\n", msg)
+	}
+	return exitCode(err)
+}
+
+func newLogger(w io.Writer) hclog.Logger {
+	level := hclog.LevelFromString(os.Getenv("HARNESS_LOG"))
+	if level == hclog.NoLevel {
+		level = hclog.Off
+	}
+	return hclog.New(&hclog.LoggerOptions{Name: "harness", Level: level, Output: w})
+}
+
+func (c *cli) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "harness",
+		Short:         "Run LLM agents declared in HCL, with every tool and provider out of process",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(c.stdout)
+	root.SetErr(c.stderr)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return exitf(exitUsage, "%v\n%s", err, strings.TrimSpace(cmd.UsageString()))
+	})
+	root.AddCommand(
+		c.validateCommand(),
+		c.fmtCommand(),
+		c.pluginsCommand(),
+		c.versionCommand(),
+		c.pluginServeCommand(),
+	)
+	return root
+}
+
+// usageArgs wraps cobra's argument checks so that a wrong count exits 2.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return exitf(exitUsage, "%v\nusage: %s", err, cmd.UseLine())
+		}
+		return nil
+	}
+}

@@ -1,0 +1,204 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/harness-agent/harness/core/config"
+	"github.com/harness-agent/harness/core/pluginhost"
+	"github.com/harness-agent/harness/sdk"
+)
+
+// Builtin is a plugin compiled into the harness binary.
+type Builtin struct {
+	Name string
+	Kind string // sdk.KindTool or sdk.KindProvider
+}
+
+// Plugin is what the catalog knows of one plugin.
+type Plugin struct {
+	Spec pluginhost.Spec
+	Info sdk.PluginInfo // tool plugins, once described
+	Err  error          // why it could not be described
+}
+
+// Catalog is the plugins of one configuration.
+type Catalog struct {
+	cfg  *config.Config
+	host *pluginhost.Host
+
+	mu      sync.Mutex
+	plugins map[string]*Plugin
+	owner   map[string]string // tool name -> plugin name
+}
+
+var (
+	_ config.Catalog         = (*Catalog)(nil)
+	_ config.ProviderCatalog = (*Catalog)(nil)
+)
+
+// New registers the built-ins and the configuration's plugin and hook
+// blocks with host. Nothing starts yet.
+func New(cfg *config.Config, host *pluginhost.Host, builtins []Builtin) (*Catalog, hcl.Diagnostics) {
+	c := &Catalog{cfg: cfg, host: host, plugins: map[string]*Plugin{}, owner: map[string]string{}}
+	lock, diags := config.ReadLock(cfg.Dir)
+	add := func(spec pluginhost.Spec, rng hcl.Range) {
+		if err := host.Register(spec); err != nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate plugin name",
+				Detail: err.Error() + "; a plugin block may not reuse the name of a built-in plugin.", Subject: rng.Ptr()})
+			return
+		}
+		c.plugins[spec.Name] = &Plugin{Spec: spec}
+	}
+	for _, b := range builtins {
+		add(pluginhost.Spec{Name: b.Name, Kind: b.Kind, Builtin: true}, hcl.Range{})
+	}
+	for _, p := range cfg.Plugins {
+		add(pluginhost.Spec{Name: p.Name, Kind: sdk.KindTool, Path: p.Path, SHA256: cfg.ExpectedSHA256(p.Name, lock)}, p.DeclRange)
+	}
+	for _, h := range cfg.Hooks {
+		add(pluginhost.Spec{Name: h.Name, Kind: sdk.KindHook, Path: h.Path, SHA256: cfg.ExpectedSHA256(h.Name, lock)}, h.DeclRange)
+	}
+	return c, diags
+}
+
+// Host returns the plugin host the catalog registered its plugins with.
+func (c *Catalog) Host() *pluginhost.Host { return c.host }
+
+// Describe starts the named tool plugins concurrently (all tool plugins when
+// names is empty) and records what they offer. Failures are kept per
+// plugin (see Plugins) and the first is returned.
+func (c *Catalog) Describe(ctx context.Context, names ...string) error {
+	if len(names) == 0 {
+		for name, p := range c.plugins {
+			if p.Spec.Kind == sdk.KindTool {
+				names = append(names, name)
+			}
+		}
+		sort.Strings(names)
+	}
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.describe(ctx, name)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Catalog) describe(ctx context.Context, name string) error {
+	th, err := c.host.Tool(name)
+	if err == nil {
+		var info sdk.PluginInfo
+		info, err = th.Describe(ctx)
+		if err == nil {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			c.plugins[name].Info = info
+			for _, t := range info.Tools {
+				if prev, dup := c.owner[t.Name]; dup && prev != name {
+					err = fmt.Errorf("tool %q is offered by both plugin %q and plugin %q", t.Name, prev, name)
+					c.plugins[name].Err = err
+					return err
+				}
+				c.owner[t.Name] = name
+			}
+			return nil
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.plugins[name].Err = err
+	return err
+}
+
+// Diagnostics returns the describe failures of declared plugins as
+// diagnostics on their blocks. Checksum refusals are left out:
+// config.CheckIntegrity reports those, without starting anything.
+func (c *Catalog) Diagnostics() hcl.Diagnostics {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var diags hcl.Diagnostics
+	for _, p := range c.cfg.Plugins {
+		var integrity *pluginhost.IntegrityError
+		if cp := c.plugins[p.Name]; cp != nil && cp.Err != nil && !errors.As(cp.Err, &integrity) {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Plugin unusable",
+				Detail: cp.Err.Error(), Subject: p.DeclRange.Ptr()})
+		}
+	}
+	return diags
+}
+
+// Plugins returns every plugin of the catalog sorted by name.
+func (c *Catalog) Plugins() []Plugin {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]Plugin, 0, len(c.plugins))
+	for _, p := range c.plugins {
+		out = append(out, *p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Spec.Name < out[j].Spec.Name })
+	return out
+}
+
+// Plugin returns one plugin of the catalog.
+func (c *Catalog) Plugin(name string) (Plugin, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.plugins[name]
+	if !ok {
+		return Plugin{}, false
+	}
+	return *p, true
+}
+
+// Tool returns the plugin that offers a described tool, and the tool's spec.
+func (c *Catalog) Tool(name string) (plugin string, spec sdk.ToolSpec, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	plugin, ok = c.owner[name]
+	if !ok {
+		return "", sdk.ToolSpec{}, false
+	}
+	for _, t := range c.plugins[plugin].Info.Tools {
+		if t.Name == name {
+			return plugin, t, true
+		}
+	}
+	return "", sdk.ToolSpec{}, false
+}
+
+// HasTool implements config.Catalog.
+func (c *Catalog) HasTool(name string) bool {
+	_, _, ok := c.Tool(name)
+	return ok
+}
+
+// ConfigSchema implements config.Catalog.
+func (c *Catalog) ConfigSchema(plugin string) []byte {
+	p, ok := c.Plugin(plugin)
+	if !ok {
+		return nil
+	}
+	return p.Info.ConfigSchema
+}
+
+// HasProviderPlugin implements config.ProviderCatalog.
+func (c *Catalog) HasProviderPlugin(name string) bool {
+	p, ok := c.Plugin(name)
+	return ok && p.Spec.Kind == sdk.KindProvider
+}

@@ -1,0 +1,28 @@
+// Package session is the durable record of what harness runs did.
+//
+// It owns one embedded SQLite database per workspace, .harness/harness.db,
+// and four kinds of records in it:
+//
+//   - sessions: one per run (agent, model, the absolute path of the
+//     configuration file, workspace, status, start and end);
+//   - events: the append-only, per-session numbered stream that
+//     `harness run --json` prints and that resume rebuilds a conversation
+//     from (DESIGN §8);
+//   - usage: token counts and cost of every model request, summed per
+//     session;
+//   - actions: tool calls that went through the action pipeline (DESIGN §6),
+//     from proposed to approved or denied, and the result once executed.
+//
+// Durability is the point of the package: a write is committed to disk
+// (WAL, synchronous=FULL) before the call that made it returns, so whatever
+// a caller has shown to a person or a program survives a crash of the
+// process. Event numbers are gap-free per session even when several
+// goroutines or processes append at once.
+//
+// The package decides nothing. It does not judge whether an action should be
+// approved, whether a budget is spent or what an event means; it only keeps
+// the state machine of records honest (an action is decided once, a result
+// is recorded only for an approved action, a running session ends once) and
+// says clearly when the database cannot be written. It never stores resolved
+// configuration values: they may hold secrets.
+package session

@@ -1,0 +1,143 @@
+package session
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Event is one entry of a session's append-only event stream. Seq numbers
+// the events of a session 1, 2, 3… without gaps; Data is a JSON object.
+type Event struct {
+	Seq     int64           `json:"seq"`
+	Time    time.Time       `json:"time"`
+	Session string          `json:"session"`
+	Type    string          `json:"type"`
+	Data    json.RawMessage `json:"data"`
+}
+
+var _ json.Marshaler = Event{}
+
+// MarshalJSON renders the envelope of DESIGN §8, one line of
+// `harness run --json`:
+// {"seq":N,"time":"RFC3339","session":"ID","type":"…","data":{…}}.
+// The time is UTC with up to nanosecond precision; empty data is {}.
+func (e Event) MarshalJSON() ([]byte, error) {
+	data := e.Data
+	if len(data) == 0 {
+		data = json.RawMessage("{}")
+	}
+	return json.Marshal(struct {
+		Seq     int64           `json:"seq"`
+		Time    string          `json:"time"`
+		Session string          `json:"session"`
+		Type    string          `json:"type"`
+		Data    json.RawMessage `json:"data"`
+	}{e.Seq, e.Time.UTC().Format(time.RFC3339Nano), e.Session, e.Type, data})
+}
+
+// Append records an event of type typ in session (the full id) with data
+// encoded as JSON (nil is {}; anything else must encode to an object). The
+// event is committed to disk, with the next seq of the session, when Append
+// returns.
+func (s *Store) Append(ctx context.Context, session, typ string, data any) (Event, error) {
+	op := fmt.Sprintf("append %s event to session %s", typ, session)
+	if typ == "" {
+		return Event{}, s.fail(op, errors.New("empty event type"))
+	}
+	raw, err := encodeData(data)
+	if err != nil {
+		return Event{}, s.fail(op, err)
+	}
+	ev := Event{Session: session, Type: typ, Data: raw}
+	err = s.write(ctx, op, func(tx *sql.Tx) error {
+		// Taken under the write lock, so times increase with seq (as far as
+		// the wall clock does).
+		ev.Time = time.Now().UTC()
+		// One statement computes and claims the next seq; UNIQUE(session,
+		// seq) makes a duplicate impossible even if two writers raced.
+		err := tx.QueryRowContext(ctx, `INSERT INTO events (session, seq, time, type, data)
+			SELECT ?1, coalesce((SELECT max(seq) FROM events WHERE session = ?1), 0) + 1, ?2, ?3, ?4
+			FROM sessions WHERE id = ?1
+			RETURNING seq`, session, ev.Time.UnixNano(), typ, string(raw)).Scan(&ev.Seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("session")
+		}
+		return err
+	})
+	if err != nil {
+		return Event{}, err
+	}
+	return ev, nil
+}
+
+// encodeData encodes event data, which must be a JSON object.
+func encodeData(data any) (json.RawMessage, error) {
+	if data == nil {
+		return json.RawMessage("{}"), nil
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		return nil, fmt.Errorf("encode event data: %w", err)
+	}
+	switch {
+	case string(b) == "null":
+		return json.RawMessage("{}"), nil
+	case b[0] != '{':
+		if len(b) > 40 {
+			b = append(b[:40], "…"...)
+		}
+		return nil, fmt.Errorf("event data must be a JSON object, not %s", b)
+	}
+	return b, nil
+}
+
+// Events returns the events of session (the full id) with a seq above
+// afterSeq, in order; afterSeq 0 returns them all.
+func (s *Store) Events(ctx context.Context, session string, afterSeq int64) ([]Event, error) {
+	op := "read events of session " + session
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, time, type, data FROM events
+		WHERE session = ? AND seq > ? ORDER BY seq`, session, afterSeq)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var (
+			ev   = Event{Session: session}
+			t    int64
+			data string
+		)
+		if err := rows.Scan(&ev.Seq, &t, &ev.Type, &data); err != nil {
+			return nil, s.fail(op, err)
+		}
+		ev.Time = fromNanos(t)
+		ev.Data = json.RawMessage(data)
+		out = append(out, ev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail(op, err)
+	}
+	if len(out) == 0 {
+		if err := sessionExists(ctx, s.db, session); err != nil {
+			return nil, s.fail(op, err)
+		}
+	}
+	return out, nil
+}
+
+// sessionExists fails with a not-found error when there is no session id.
+func sessionExists(ctx context.Context, q queryer, id string) error {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM sessions WHERE id = ?`, id).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return notFound("session")
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+package session
+
+import (
+	"context"
+	"flag"
+	"os"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) != "" {
+		// The crash test's writer child: it is killed, never checked for leaks.
+		os.Exit(m.Run())
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// newStore opens a store in a fresh workspace, closed with the test.
+func newStore(t testing.TB) *Store {
+	t.Helper()
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+// newSession creates a running session in s.
+func newSession(t testing.TB, s *Store) SessionInfo {
+	t.Helper()
+	info, err := s.CreateSession(context.Background(), SessionInfo{
+		Agent: "coder", Model: "flash", ConfigPath: "/cfg/agent.hcl", Workspace: "/ws",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}

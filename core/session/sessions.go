@@ -1,0 +1,198 @@
+package session
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// SessionInfo describes one run. Tokens (prompt + completion) and CostUSD
+// are summed from the usage records; Turns is the count given to
+// EndSession, or while the session runs the highest turn metered so far.
+type SessionInfo struct {
+	ID         string
+	Agent      string
+	Model      string
+	ConfigPath string // absolute path of the configuration file, never its values
+	Workspace  string
+	Status     string // running, or an end status (see EndSession)
+	StartedAt  time.Time
+	EndedAt    time.Time // zero while running
+	Turns      int
+	Tokens     int64
+	CostUSD    float64
+}
+
+// Session statuses. A session is created running and ended with one of the
+// others, the statuses of DESIGN §8 session.ended.
+var endStatuses = map[string]bool{
+	"completed":        true,
+	"limit":            true,
+	"error":            true,
+	"interrupted":      true,
+	"pending_approval": true,
+}
+
+const statusRunning = "running"
+
+// CreateSession records a new running session. The store sets ID, Status
+// and EndedAt (values the caller put there are ignored); StartedAt is now
+// unless given.
+func (s *Store) CreateSession(ctx context.Context, info SessionInfo) (SessionInfo, error) {
+	if info.ConfigPath != "" && !filepath.IsAbs(info.ConfigPath) {
+		return SessionInfo{}, s.fail("create session",
+			fmt.Errorf("config path %q is not absolute", info.ConfigPath))
+	}
+	if info.StartedAt.IsZero() {
+		info.StartedAt = time.Now()
+	}
+	info.StartedAt = info.StartedAt.UTC()
+	info.Status = statusRunning
+	info.EndedAt = time.Time{}
+	err := s.write(ctx, "create session", func(tx *sql.Tx) error {
+		for range idAttempts {
+			info.ID = newSessionID(info.StartedAt)
+			res, err := tx.ExecContext(ctx, `INSERT INTO sessions
+				(id, agent, model, config_path, workspace, status, started_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+				info.ID, info.Agent, info.Model, info.ConfigPath, info.Workspace,
+				info.Status, info.StartedAt.UnixNano())
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 1 {
+				return err
+			}
+		}
+		return fmt.Errorf("no free session id after %d attempts", idAttempts)
+	})
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	return info, nil
+}
+
+const sessionColumns = `s.id, s.agent, s.model, s.config_path, s.workspace, s.status,
+	s.started_at, s.ended_at, max(s.turns, coalesce(u.max_turn, 0)),
+	coalesce(u.tokens, 0), coalesce(u.cost, 0)
+	FROM sessions s LEFT JOIN (
+		SELECT session, max(turn) AS max_turn,
+			sum(prompt_tokens + completion_tokens) AS tokens, sum(cost_usd) AS cost
+		FROM usage GROUP BY session
+	) u ON u.session = s.id`
+
+// Session returns the session whose id is id or, failing that, the only one
+// whose id starts with id. An unknown id is an error wrapping ErrNotFound,
+// a prefix that matches several one wrapping ErrAmbiguous.
+func (s *Store) Session(ctx context.Context, id string) (SessionInfo, error) {
+	full, err := s.resolveID(ctx, "sessions", "session", id)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	info, err := scanSession(s.db.QueryRowContext(ctx, `SELECT `+sessionColumns+` WHERE s.id = ?`, full))
+	if err != nil {
+		return SessionInfo{}, s.fail("read session "+full, err)
+	}
+	return info, nil
+}
+
+// ListSessions returns every session, newest first.
+func (s *Store) ListSessions(ctx context.Context) ([]SessionInfo, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+sessionColumns+` ORDER BY s.started_at DESC, s.id DESC`)
+	if err != nil {
+		return nil, s.fail("list sessions", err)
+	}
+	defer rows.Close()
+	var out []SessionInfo
+	for rows.Next() {
+		info, err := scanSession(rows)
+		if err != nil {
+			return nil, s.fail("list sessions", err)
+		}
+		out = append(out, info)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("list sessions", err)
+	}
+	return out, nil
+}
+
+// EndSession ends the running session id (the full id) with status, one of
+// completed, limit, error, interrupted or pending_approval, after turns
+// turns. Ending a session that is not running is an error naming its status.
+func (s *Store) EndSession(ctx context.Context, id, status string, turns int) error {
+	op := "end session " + id
+	if !endStatuses[status] {
+		return s.fail(op, fmt.Errorf("unknown end status %q (want completed, limit, error, interrupted or pending_approval)", status))
+	}
+	return s.write(ctx, op, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET status = ?, turns = ?, ended_at = ?
+			WHERE id = ? AND status = ?`, status, turns, time.Now().UnixNano(), id, statusRunning)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return err
+		}
+		current, err := currentStatus(ctx, tx, "sessions", id)
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("session already ended with status %s", current)
+	})
+}
+
+// ReopenSession marks the session id (the full id) running again, for a
+// resumed run; it may have ended with any status, or not at all when the
+// process that ran it died.
+func (s *Store) ReopenSession(ctx context.Context, id string) error {
+	return s.write(ctx, "reopen session "+id, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET status = ?, ended_at = NULL WHERE id = ?`,
+			statusRunning, id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return err
+		}
+		return notFound("session")
+	})
+}
+
+// currentStatus reads the status column of the record id in table; a
+// missing record is ErrNotFound.
+func currentStatus(ctx context.Context, q queryer, table, id string) (string, error) {
+	var status string
+	err := q.QueryRowContext(ctx, `SELECT status FROM `+table+` WHERE id = ?`, id).Scan(&status)
+	if err == sql.ErrNoRows {
+		return "", notFound(strings.TrimSuffix(table, "s"))
+	}
+	return status, err
+}
+
+type scanner interface {
+	Scan(dest ...any) error
+}
+
+func scanSession(r scanner) (SessionInfo, error) {
+	var (
+		info    SessionInfo
+		started int64
+		ended   sql.NullInt64
+	)
+	err := r.Scan(&info.ID, &info.Agent, &info.Model, &info.ConfigPath, &info.Workspace, &info.Status,
+		&started, &ended, &info.Turns, &info.Tokens, &info.CostUSD)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	info.StartedAt = fromNanos(started)
+	if ended.Valid {
+		info.EndedAt = fromNanos(ended.Int64)
+	}
+	return info, nil
+}
+
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }

@@ -1,0 +1,122 @@
+package search
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/harness-agent/harness/plugins/search/engine"
+	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/schema"
+)
+
+//go:embed search_workspace.md
+var description string
+
+var inputSchema = schema.Object(
+	schema.String("query", "Literal text, or a Go regular expression when regex is true.").Required(),
+	schema.Boolean("regex", "Treat query as a regular expression.").Default(false),
+	schema.String("path", "Sub-folder or file of the workspace to search; default the whole workspace."),
+	schema.String("glob", "Only files matching this glob, e.g. *.go or src/**/*.ts."),
+	schema.Integer("max_results", "Maximum hits to return (total still counts all).").Min(1).Max(2000),
+	schema.Integer("context_lines", "Lines of context around each hit.").Min(0).Max(engine.MaxContextLines),
+	schema.Boolean("ignore_case", "Match case-insensitively.").Default(false),
+).JSON()
+
+// New returns the search_workspace tool plugin.
+func New() *sdk.ToolSet {
+	t := &tool{}
+	return &sdk.ToolSet{
+		Name:    "search",
+		Version: "1.0.0",
+		Tools: []sdk.Tool{{
+			Spec: sdk.ToolSpec{
+				Name:         "search_workspace",
+				Description:  description,
+				InputSchema:  inputSchema,
+				Capabilities: sdk.Capabilities{Reads: true},
+			},
+			Run: t.run,
+		}},
+		OnConfigure: t.configure,
+	}
+}
+
+type tool struct {
+	mu        sync.Mutex
+	workspace string
+}
+
+func (t *tool) configure(_ context.Context, cfg sdk.PluginConfig) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.workspace = cfg.Workspace
+	return nil
+}
+
+type args struct {
+	Query        string `json:"query"`
+	Regex        bool   `json:"regex"`
+	Path         string `json:"path"`
+	Glob         string `json:"glob"`
+	MaxResults   int    `json:"max_results"`
+	ContextLines int    `json:"context_lines"`
+	IgnoreCase   bool   `json:"ignore_case"`
+}
+
+func (t *tool) run(ctx context.Context, call sdk.Call, _ sdk.Progress) (sdk.Result, error) {
+	t.mu.Lock()
+	root := t.workspace
+	t.mu.Unlock()
+	if root == "" {
+		return sdk.Result{}, sdk.Errorf(sdk.KindInternal, "search_workspace: the plugin was not configured with a workspace")
+	}
+	var a args
+	if err := sdk.DecodeArgs(call, &a); err != nil {
+		return sdk.Result{}, err
+	}
+	if a.Query == "" {
+		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "search_workspace: query is empty")
+	}
+	res, err := engine.Search(ctx, root, engine.Query{
+		Pattern: a.Query, Regex: a.Regex, Path: a.Path, Glob: a.Glob,
+		MaxResults: a.MaxResults, ContextLines: a.ContextLines, IgnoreCase: a.IgnoreCase,
+	})
+	if err != nil {
+		return sdk.Result{}, err
+	}
+	view := sdk.SearchView{Query: a.Query, Total: res.Total, Hits: make([]sdk.SearchHit, len(res.Hits))}
+	for i, h := range res.Hits {
+		view.Hits[i] = sdk.SearchHit{Path: h.Path, Line: h.Line, Text: h.Text}
+	}
+	return sdk.Result{Content: render(a, res), Presentation: view}, nil
+}
+
+// render writes hits as path:line:text (context lines as path-line-text,
+// like grep), then a summary line the model can act on.
+func render(a args, res engine.Result) string {
+	var b strings.Builder
+	for i, h := range res.Hits {
+		if a.ContextLines > 0 && i > 0 {
+			b.WriteString("--\n")
+		}
+		for j, line := range h.Before {
+			fmt.Fprintf(&b, "%s-%d-%s\n", h.Path, h.Line-len(h.Before)+j, line)
+		}
+		fmt.Fprintf(&b, "%s:%d:%s\n", h.Path, h.Line, h.Text)
+		for j, line := range h.After {
+			fmt.Fprintf(&b, "%s-%d-%s\n", h.Path, h.Line+1+j, line)
+		}
+	}
+	switch {
+	case res.Total == 0:
+		fmt.Fprintf(&b, "no matches for %q", a.Query)
+	case res.Truncated:
+		fmt.Fprintf(&b, "%d matching lines in %d files; showing the first %d. Narrow the search with path or glob, or raise max_results.", res.Total, res.Files, len(res.Hits))
+	default:
+		fmt.Fprintf(&b, "%d matching lines in %d files", res.Total, res.Files)
+	}
+	return b.String()
+}
