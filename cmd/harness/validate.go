@@ -52,4 +52,3 @@ func (c *cli) validate(ctx context.Context, path string, asJSON bool) error {
 	}
 	return nil
 }
-

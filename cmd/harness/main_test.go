@@ -1,0 +1,281 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// harnessBin is the harness binary built once for these end-to-end tests.
+var harnessBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "harness-cli-test-")
+	if err != nil {
+		panic(err)
+	}
+	harnessBin = filepath.Join(dir, "harness")
+	if out, err := exec.Command("go", "build", "-o", harnessBin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build harness: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func harness(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(harnessBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{code, stdout.String(), stderr.String()}
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	r := harness(t, "", nil, "version")
+	if r.code != 0 || !strings.Contains(r.stdout, "plugin protocol v1") {
+		t.Fatalf("version: %+v", r)
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"validate"},
+		{"validate", "a", "b"},
+		{"fmt"},
+		{"plugins", "lock"},
+		{"validate", "--nope", "x.hcl"},
+		{"nosuchcommand"},
+		{"plugin", "serve", "nosuchplugin"},
+	} {
+		r := harness(t, "", nil, args...)
+		if r.code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, r.code, r.stderr)
+		}
+	}
+}
+
+func TestValidateExamples(t *testing.T) {
+	t.Parallel()
+	root := repoRoot(t)
+	for _, ex := range []string{"examples/deepseek/agent.hcl", "examples/ollama/agent.hcl"} {
+		r := harness(t, root, []string{"DEEPSEEK_API_KEY=sk-test"}, "validate", ex)
+		if r.code != 0 {
+			t.Errorf("%s: exit %d\n%s%s", ex, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+const invalidConfig = `model "m" {
+  provider = "nope"
+  id       = "x"
+}
+
+agent "a" {
+  model = "m"
+  tools = ["read_file", "no_such_tool"]
+  context {
+    threshold = 1.5
+  }
+}
+`
+
+func TestValidateReportsEveryErrorWithPosition(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "bad.hcl"), invalidConfig)
+
+	r := harness(t, dir, nil, "validate", "bad.hcl")
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"bad.hcl line 2", `provider = "nope"`, "bad.hcl line 10", "threshold = 1.5"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, r.stderr)
+		}
+	}
+
+	r = harness(t, dir, nil, "validate", "--json", "bad.hcl")
+	if r.code != 2 {
+		t.Fatalf("--json exit %d", r.code)
+	}
+	var diags []struct {
+		Severity, Summary string
+		Range             struct {
+			Filename string
+			Start    struct{ Line, Column int }
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &diags); err != nil {
+		t.Fatalf("--json output is not a JSON array: %v\n%s", err, r.stdout)
+	}
+	lines := map[int]bool{}
+	for _, d := range diags {
+		lines[d.Range.Start.Line] = true
+		if d.Range.Start.Column == 0 || !strings.HasSuffix(d.Range.Filename, "bad.hcl") {
+			t.Errorf("diagnostic without file:line:col: %+v", d)
+		}
+	}
+	if !lines[2] || !lines[10] {
+		t.Errorf("want errors on lines 2 and 10, got %+v", diags)
+	}
+}
+
+func TestUnknownToolNeedsThePlugins(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.hcl"), `provider "p" {
+  api_key = "k"
+}
+
+model "m" {
+  provider       = "p"
+  id             = "x"
+  context_window = 1000
+}
+
+agent "a" {
+  model = "m"
+  tools = ["read_file", "search_workspace", "no_such_tool"]
+}
+`)
+	r := harness(t, dir, nil, "validate", "a.hcl")
+	if r.code != 2 || !strings.Contains(r.stderr, "no_such_tool") || strings.Contains(r.stderr, `"read_file"`) {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+func TestFmt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.hcl")
+	messy := "# keep me\nagent \"a\" {\nmodel=\"m\" # and me\n  tools    = [\"read_file\"]\n}\n"
+	tidy := "# keep me\nagent \"a\" {\n  model = \"m\" # and me\n  tools = [\"read_file\"]\n}\n"
+	writeFile(t, path, messy)
+
+	r := harness(t, dir, nil, "fmt", "--check", "a.hcl")
+	if r.code != 1 || !strings.Contains(r.stdout, "a.hcl") {
+		t.Fatalf("fmt --check on a messy file: %+v", r)
+	}
+	if got, _ := os.ReadFile(path); string(got) != messy {
+		t.Fatal("fmt --check wrote the file")
+	}
+	if r := harness(t, dir, nil, "fmt", "."); r.code != 0 {
+		t.Fatalf("fmt: %+v", r)
+	}
+	if got, _ := os.ReadFile(path); string(got) != tidy {
+		t.Fatalf("fmt result:\n%s\nwant:\n%s", got, tidy)
+	}
+	if r := harness(t, dir, nil, "fmt", "--check", "a.hcl"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("fmt --check on a tidy file: %+v", r)
+	}
+	writeFile(t, filepath.Join(dir, "broken.hcl"), "agent \"a\" {\n")
+	if r := harness(t, dir, nil, "fmt", "--check", "broken.hcl"); r.code != 2 || !strings.Contains(r.stderr, "broken.hcl") {
+		t.Fatalf("fmt on a syntax error: %+v", r)
+	}
+}
+
+func TestThirdPartyPluginIsLockedVerifiedAndDescribed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(repoRoot(t), "examples/thirdparty/agent.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "agent.hcl"), string(src))
+	bin := filepath.Join(dir, "bin/harness-tool-jsonquery")
+	build := exec.Command("go", "build", "-o", bin, "./examples/plugins/jsonquery")
+	build.Dir = repoRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build plugin: %v\n%s", err, out)
+	}
+	env := []string{"DEEPSEEK_API_KEY=sk-test"}
+
+	r := harness(t, dir, env, "validate", "agent.hcl")
+	if r.code != 2 || !strings.Contains(r.stderr, "harness plugins lock") {
+		t.Fatalf("unlocked plugin: exit %d\n%s", r.code, r.stderr)
+	}
+	r = harness(t, dir, env, "plugins", "lock", "agent.hcl")
+	if r.code != 0 || !strings.Contains(r.stdout, "locked jsonquery") {
+		t.Fatalf("lock: %+v", r)
+	}
+	lock, err := os.ReadFile(filepath.Join(dir, ".harness.lock.hcl"))
+	if err != nil || !strings.Contains(string(lock), `plugin "jsonquery"`) {
+		t.Fatalf("lock file: %s %v", lock, err)
+	}
+	if r := harness(t, dir, env, "validate", "agent.hcl"); r.code != 0 {
+		t.Fatalf("validate after lock: exit %d\n%s", r.code, r.stderr)
+	}
+
+	r = harness(t, dir, env, "plugins", "describe", "jsonquery", "agent.hcl")
+	if r.code != 0 || !strings.Contains(r.stdout, `"json_query"`) || !strings.Contains(r.stdout, "max_output_bytes") {
+		t.Fatalf("describe: %+v", r)
+	}
+	r = harness(t, dir, env, "plugins", "list", "agent.hcl")
+	for _, want := range []string{"jsonquery", "json_query", "read_file", "provider-deepseek"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("plugins list lacks %q:\n%s", want, r.stdout)
+		}
+	}
+
+	// The plugin's config block is checked against the schema it reports.
+	bad := strings.Replace(string(src), "max_output_bytes = 8192", `max_output_bytes = "lots"`, 1)
+	writeFile(t, filepath.Join(dir, "agent.hcl"), bad)
+	if r := harness(t, dir, env, "validate", "agent.hcl"); r.code != 2 || !strings.Contains(r.stderr, "max_output_bytes") {
+		t.Fatalf("bad plugin config: exit %d\n%s", r.code, r.stderr)
+	}
+	writeFile(t, filepath.Join(dir, "agent.hcl"), string(src))
+
+	// A changed binary is refused, naming the file and both hashes.
+	f, err := os.OpenFile(bin, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("tampered"))
+	f.Close()
+	r = harness(t, dir, env, "validate", "agent.hcl")
+	if r.code != 2 || !strings.Contains(r.stderr, "harness-tool-jsonquery") || strings.Count(r.stderr, "sha256") < 1 {
+		t.Fatalf("tampered plugin: exit %d\n%s", r.code, r.stderr)
+	}
+}
