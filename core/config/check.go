@@ -1,0 +1,112 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Catalog is what Check needs to know from the running plugins. The plugin host
+// implements it after asking the built-in and declared plugins what they offer.
+type Catalog interface {
+	// HasTool reports whether a built-in or declared plugin offers the tool name.
+	HasTool(name string) bool
+	// ConfigSchema returns the JSON Schema a declared plugin reports for its config
+	// block, nil if it reports none.
+	ConfigSchema(plugin string) []byte
+}
+
+// ProviderCatalog is an optional extension of Catalog: when the catalog implements it,
+// Check also verifies that every provider's plugin exists.
+type ProviderCatalog interface {
+	// HasProviderPlugin reports whether name is a built-in provider plugin.
+	HasProviderPlugin(name string) bool
+}
+
+// Check runs the checks that need the plugins' answers: every tool of every agent's
+// whitelist is known (emit_artifact always is; "NAME__tool" and "NAME__*" are when mcp
+// "NAME" is declared, its server is never started here), every plugin config block decodes
+// against its plugin's schema and, with a ProviderCatalog, every provider's plugin exists.
+// cfg must come from a Load without errors.
+func Check(cfg *Config, cat Catalog) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, a := range cfg.Agents {
+		for i, tool := range a.Tools {
+			if detail := unknownTool(cfg, cat, tool); detail != "" {
+				rng := a.ToolsRange
+				if i < len(a.ToolRanges) {
+					rng = a.ToolRanges[i]
+				}
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Unknown tool",
+					Detail:   fmt.Sprintf("agent %q: %s", a.Name, detail),
+					Subject:  rng.Ptr(),
+				})
+			}
+		}
+	}
+	for _, p := range cfg.Plugins {
+		diags = append(diags, checkPluginConfig(p, cat.ConfigSchema(p.Name))...)
+	}
+	if pc, ok := cat.(ProviderCatalog); ok {
+		for _, p := range cfg.Providers {
+			if cfg.Plugin(p.Plugin) == nil && !pc.HasProviderPlugin(p.Plugin) {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Unknown provider plugin",
+					Detail: fmt.Sprintf("provider %q uses plugin %q, which is neither a built-in provider "+
+						"nor a declared plugin block.", p.Name, p.Plugin),
+					Subject: p.PluginRange.Ptr(),
+				})
+			}
+		}
+	}
+	sortDiagnostics(diags)
+	return diags
+}
+
+// unknownTool returns why tool is unknown, or "" when it is known.
+func unknownTool(cfg *Config, cat Catalog, tool string) string {
+	if tool == EmitArtifactTool {
+		return ""
+	}
+	if server, _, ok := strings.Cut(tool, MCPToolSeparator); ok && cfg.MCP(server) != nil {
+		return ""
+	}
+	if server, ok := strings.CutSuffix(tool, MCPToolSeparator+"*"); ok {
+		return fmt.Sprintf("%q selects the tools of mcp %q, which is not declared.", tool, server)
+	}
+	if cat.HasTool(tool) {
+		return ""
+	}
+	if server, _, ok := strings.Cut(tool, MCPToolSeparator); ok {
+		return fmt.Sprintf("no built-in or declared plugin offers a tool named %q, and no mcp %q is declared.",
+			tool, server)
+	}
+	return fmt.Sprintf("no built-in or declared plugin offers a tool named %q; "+
+		"`harness plugins list` shows the tools that exist.", tool)
+}
+
+func checkPluginConfig(p *Plugin, schema []byte) hcl.Diagnostics {
+	if schema == nil {
+		if p.Config == nil {
+			return nil
+		}
+		return hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Unexpected config block",
+			Detail:   fmt.Sprintf("plugin %q reports no config schema: it takes no configuration.", p.Name),
+			Subject:  p.Config.MissingItemRange().Ptr(),
+		}}
+	}
+	_, diags := DecodePluginConfig(p.Config, schema)
+	for _, d := range diags {
+		if d.Subject == nil {
+			d.Subject = p.DeclRange.Ptr()
+		}
+		d.Detail = fmt.Sprintf("plugin %q: %s", p.Name, d.Detail)
+	}
+	return diags
+}

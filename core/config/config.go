@@ -1,0 +1,250 @@
+package config
+
+import (
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Names and defaults that users and other packages depend on.
+const (
+	// LockFileName is the lock file written by `harness plugins lock`, next to the configuration.
+	LockFileName = ".harness.lock.hcl"
+	// DefaultProviderPlugin is the plugin of a provider block without a plugin attribute.
+	DefaultProviderPlugin = "provider-deepseek"
+	// DefaultSummarizerAgent is the agent that writes context summaries when an agent names none.
+	DefaultSummarizerAgent = "context-manager"
+	// EmitArtifactTool is the core's own tool: it is always known.
+	EmitArtifactTool = "emit_artifact"
+	// MCPToolSeparator joins an MCP server's name and its tool's name: "everything__echo".
+	MCPToolSeparator = "__"
+)
+
+// Approval and terminal policies (plugin.approval, mcp.approval, permissions.terminal).
+const (
+	PolicyAllow = "allow"
+	PolicyAsk   = "ask"
+	PolicyDeny  = "deny"
+)
+
+// What happens when an approval is needed and nobody can answer (permissions.unattended).
+const (
+	UnattendedDeny  = "deny"
+	UnattendedDefer = "defer"
+)
+
+// Sandbox modes (permissions.sandbox).
+const (
+	SandboxOff            = "off"
+	SandboxWorkspaceWrite = "workspace-write"
+)
+
+// Phases a hook may subscribe to (hook.phases).
+const (
+	PhasePreExecute  = "tools/pre-execute"
+	PhaseApprove     = "tools/approve"
+	PhasePostExecute = "tools/post-execute"
+	PhaseResult      = "tools/result"
+	PhaseLLMStream   = "llm/stream"
+)
+
+// Config is a decoded configuration: what the files say, with defaults applied and
+// paths made absolute. It holds secrets (api keys read with env()): never persist it.
+type Config struct {
+	Path      string // absolute path of the file or directory loaded
+	Dir       string // absolute directory holding the configuration and its lock file
+	Workspace string // absolute root of every file tool; default Dir
+
+	Providers  []*Provider
+	Models     []*Model
+	Plugins    []*Plugin
+	Hooks      []*Hook
+	MCPServers []*MCPServer
+	Agents     []*Agent
+
+	// Files maps each diagnostic filename to its parsed file, for source snippets.
+	Files map[string]*hcl.File
+}
+
+// Provider is a provider block: how to reach an LLM endpoint through a provider plugin.
+type Provider struct {
+	Name    string
+	Plugin  string // built-in plugin name or a plugin block's name; default DefaultProviderPlugin
+	APIKey  string
+	BaseURL string
+	// TimeoutFirstToken and TimeoutIdle count data events only; default 120s and 60s.
+	TimeoutFirstToken time.Duration
+	TimeoutIdle       time.Duration
+	Headers           map[string]string
+	RequireDone       bool // default true: EOF before [DONE] is truncation
+
+	DeclRange   hcl.Range
+	PluginRange hcl.Range // the plugin attribute's value, or DeclRange when defaulted
+}
+
+// Model is a model block: a model of a provider, with the values that override what
+// the provider reports.
+type Model struct {
+	Name            string
+	Provider        string
+	ID              string // the provider's model id; default Name
+	ContextWindow   int64  // 0 = as the provider reports
+	MaxOutput       int64  // 0 = as the provider reports
+	Thinking        *bool  // nil = the model's default
+	ReplayReasoning bool   // default true
+	Pricing         *Pricing
+
+	DeclRange hcl.Range
+}
+
+// Pricing is in USD per million tokens.
+type Pricing struct {
+	InputCacheHit  float64 // default InputCacheMiss (no cache discount)
+	InputCacheMiss float64
+	Output         float64
+}
+
+// Plugin is a plugin block: a third-party plugin executable.
+type Plugin struct {
+	Name     string
+	Path     string // absolute
+	SHA256   string // lower-case hex; "" = take it from the lock file
+	Approval string // for tools flagged writes/executes: allow | ask | deny; default ask
+	// Config is the body of the config block, nil when there is none; decode it with
+	// DecodePluginConfig against the schema the plugin reports.
+	Config hcl.Body
+
+	DeclRange hcl.Range
+}
+
+// Hook is a hook block: a third-party hook plugin subscribed to phases.
+type Hook struct {
+	Name    string
+	Path    string // absolute
+	SHA256  string // lower-case hex; "" = take it from the lock file
+	Phases  []string
+	Timeout time.Duration // default 10s
+
+	DeclRange hcl.Range
+}
+
+// MCPServer is an mcp block: an MCP server reached over stdio (Command) or
+// streamable HTTP (URL), exactly one of the two.
+type MCPServer struct {
+	Name     string
+	Command  []string
+	Env      map[string]string
+	URL      string
+	Approval string // allow | ask | deny; default ask
+
+	DeclRange hcl.Range
+}
+
+// Agent is an agent block.
+type Agent struct {
+	Name string
+	// Models is the fallback waterfall: the first model, then the next on retryable errors.
+	Models  []string
+	System  string
+	Persona string
+	// Tools is the whitelist, in the order written; ToolRanges holds the range of each
+	// element (parallel to Tools) and ToolsRange the whole value (DeclRange when absent).
+	Tools       []string
+	ToolRanges  []hcl.Range
+	ToolsRange  hcl.Range
+	MaxTurns    int // default 50
+	Context     ContextSettings
+	Budget      Budget
+	Permissions Permissions
+
+	DeclRange hcl.Range
+}
+
+// ContextSettings is an agent's context block.
+type ContextSettings struct {
+	Threshold  float64 // in (0,1]; default 0.8
+	KeepRecent int     // default 6
+	// Summarizer names the agent whose model writes summaries; "" = the default rule,
+	// see Config.SummarizerAgent.
+	Summarizer string
+}
+
+// Budget is an agent's budget block; 0 = unlimited.
+type Budget struct {
+	MaxTokens int64
+	MaxUSD    float64
+}
+
+// Permissions is an agent's permissions block.
+type Permissions struct {
+	Write              []string // workspace-relative globs (doublestar) where writes run directly
+	Terminal           string   // allow | ask | deny; default ask
+	AllowCommands      []string
+	DenyCommands       []string
+	Unattended         string        // deny | defer; default deny
+	TerminalTimeout    time.Duration // default 120s
+	TerminalMaxTimeout time.Duration // default 600s
+	Sandbox            string        // off | workspace-write; default off
+}
+
+// Agent returns the agent named name, the first agent declared when name is "",
+// and nil when there is none.
+func (c *Config) Agent(name string) *Agent {
+	if name == "" {
+		if len(c.Agents) == 0 {
+			return nil
+		}
+		return c.Agents[0]
+	}
+	return find(c.Agents, name, func(a *Agent) string { return a.Name })
+}
+
+// Model returns the model named name, or nil.
+func (c *Config) Model(name string) *Model {
+	return find(c.Models, name, func(m *Model) string { return m.Name })
+}
+
+// Provider returns the provider named name, or nil.
+func (c *Config) Provider(name string) *Provider {
+	return find(c.Providers, name, func(p *Provider) string { return p.Name })
+}
+
+// Plugin returns the plugin block named name, or nil.
+func (c *Config) Plugin(name string) *Plugin {
+	return find(c.Plugins, name, func(p *Plugin) string { return p.Name })
+}
+
+// Hook returns the hook block named name, or nil.
+func (c *Config) Hook(name string) *Hook {
+	return find(c.Hooks, name, func(h *Hook) string { return h.Name })
+}
+
+// MCP returns the mcp block named name, or nil.
+func (c *Config) MCP(name string) *MCPServer {
+	return find(c.MCPServers, name, func(m *MCPServer) string { return m.Name })
+}
+
+// SummarizerAgent returns the agent whose model writes a's context summaries: the agent
+// its context block names; else the agent named DefaultSummarizerAgent when declared;
+// else a itself.
+func (c *Config) SummarizerAgent(a *Agent) *Agent {
+	if a.Context.Summarizer != "" {
+		if s := c.Agent(a.Context.Summarizer); s != nil {
+			return s
+		}
+	}
+	if s := c.Agent(DefaultSummarizerAgent); s != nil {
+		return s
+	}
+	return a
+}
+
+func find[T any](items []T, name string, nameOf func(T) string) T {
+	for _, it := range items {
+		if nameOf(it) == name {
+			return it
+		}
+	}
+	var zero T
+	return zero
+}

@@ -1,0 +1,80 @@
+package config
+
+import (
+	"encoding/json"
+	"net/url"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+var providerSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "plugin"},
+		{Name: "api_key"},
+		{Name: "base_url"},
+		{Name: "timeout_first_token"},
+		{Name: "timeout_idle"},
+		{Name: "headers"},
+		{Name: "require_done"},
+	},
+}
+
+func (l *loader) decodeProvider(it item) *Provider {
+	p := &Provider{
+		Name:              it.name(),
+		Plugin:            DefaultProviderPlugin,
+		TimeoutFirstToken: 120 * time.Second,
+		TimeoutIdle:       60 * time.Second,
+		RequireDone:       true,
+		DeclRange:         it.block.DefRange,
+		PluginRange:       it.block.DefRange,
+	}
+	a := l.attrs(it.src, l.content(it.block.Body, providerSchema).Attributes)
+	if a.nonEmptyStr("plugin", &p.Plugin) {
+		p.PluginRange = a.rangeOf("plugin")
+	}
+	a.str("api_key", &p.APIKey)
+	if a.str("base_url", &p.BaseURL) && p.BaseURL != "" {
+		if u, err := url.Parse(p.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			a.errorf(a.rangeOf("base_url"), "Invalid base_url",
+				"base_url must be an http:// or https:// URL; got %q.", p.BaseURL)
+		}
+	}
+	a.duration("timeout_first_token", &p.TimeoutFirstToken)
+	a.duration("timeout_idle", &p.TimeoutIdle)
+	if h, ok := a.strMap("headers"); ok {
+		p.Headers = h
+	}
+	a.boolean("require_done", &p.RequireDone)
+	return p
+}
+
+// PluginConfigJSON is what the core sends the provider plugin's Configure: its connection
+// settings, durations in milliseconds. It holds the API key: never log it.
+func (p *Provider) PluginConfigJSON() json.RawMessage {
+	headers := p.Headers
+	if headers == nil {
+		headers = map[string]string{}
+	}
+	out, err := json.Marshal(struct {
+		APIKey              string            `json:"api_key"`
+		BaseURL             string            `json:"base_url"`
+		TimeoutFirstTokenMS int64             `json:"timeout_first_token_ms"`
+		TimeoutIdleMS       int64             `json:"timeout_idle_ms"`
+		Headers             map[string]string `json:"headers"`
+		RequireDone         bool              `json:"require_done"`
+	}{
+		APIKey:              p.APIKey,
+		BaseURL:             p.BaseURL,
+		TimeoutFirstTokenMS: p.TimeoutFirstToken.Milliseconds(),
+		TimeoutIdleMS:       p.TimeoutIdle.Milliseconds(),
+		Headers:             headers,
+		RequireDone:         p.RequireDone,
+	})
+	if err != nil {
+		// Strings, integers and a string map always marshal.
+		panic(err)
+	}
+	return out
+}

@@ -1,0 +1,3 @@
+provider "p" {
+  api_key = # ERROR: Invalid expression
+}

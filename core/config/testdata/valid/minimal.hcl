@@ -1,0 +1,10 @@
+# Every default.
+provider "ds" {}
+
+model "chat" {
+  provider = "ds"
+}
+
+agent "solo" {
+  model = "chat"
+}
