@@ -1,0 +1,63 @@
+package shellpolicy
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// FuzzClassify checks invariants that hold for any input:
+//   - an unparsed command is never allowed;
+//   - with deny_commands = ["rm *"], a command whose parse shows rm is denied,
+//     even under terminal = "allow";
+//   - with allow_commands = ["ls *"] and no write globs, an allowed command
+//     runs only ls and writes no file.
+func FuzzClassify(f *testing.F) {
+	for _, b := range bypasses {
+		f.Add(b.command)
+	}
+	ws, err := filepath.EvalSymlinks(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	policies := []Policy{
+		{Terminal: "allow", DenyCommands: []string{"rm *"}, Workspace: ws, Dialect: Bash},
+		{Terminal: "allow", DenyCommands: []string{"rm *"}, Workspace: ws, Dialect: POSIX},
+		{Terminal: "ask", AllowCommands: []string{"ls *"}, Workspace: ws, Dialect: Bash},
+		{Terminal: "ask", AllowCommands: []string{"ls *"}, Workspace: ws, Dialect: POSIX},
+	}
+	f.Fuzz(func(t *testing.T, command string) {
+		for _, p := range policies {
+			v := Classify(command, p)
+			if !v.Parsed && v.Decision == Allow {
+				t.Fatalf("Classify(%q) allowed an unparsed command: %s", command, v.Rule)
+			}
+			checkDenyRm(t, command, p, v)
+			checkAllowLs(t, command, p, v)
+		}
+	})
+}
+
+func checkDenyRm(t *testing.T, command string, p Policy, v Verdict) {
+	if len(p.DenyCommands) == 0 {
+		return
+	}
+	for _, c := range v.Commands {
+		if c.Program == "rm" && v.Decision != Deny {
+			t.Fatalf("Classify(%q) = %v %q, but it runs %q", command, v.Decision, v.Rule, c.Text)
+		}
+	}
+}
+
+func checkAllowLs(t *testing.T, command string, p Policy, v Verdict) {
+	if len(p.AllowCommands) == 0 || v.Decision != Allow {
+		return
+	}
+	for _, c := range v.Commands {
+		if c.Program != "ls" {
+			t.Fatalf("Classify(%q) = allow (%s), but it runs %q", command, v.Rule, c.Text)
+		}
+	}
+	if len(v.Writes) > 0 {
+		t.Fatalf("Classify(%q) = allow (%s), but it writes %q", command, v.Rule, v.Writes)
+	}
+}
