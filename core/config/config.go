@@ -77,6 +77,12 @@ type Provider struct {
 	TimeoutIdle       time.Duration
 	Headers           map[string]string
 	RequireDone       bool // default true: EOF before [DONE] is truncation
+	// Script is the absolute path of the script file of the offline scripted
+	// provider (plugin "provider-script"); other providers ignore it.
+	Script string
+	// ChunkSize and DelayMS shape the scripted provider's stream: bytes per
+	// delta (0 = the plugin's default) and a pause between chunks.
+	ChunkSize, DelayMS int
 
 	DeclRange   hcl.Range
 	PluginRange hcl.Range // the plugin attribute's value, or DeclRange when defaulted

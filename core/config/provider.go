@@ -3,6 +3,8 @@ package config
 import (
 	"encoding/json"
 	"net/url"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -17,6 +19,9 @@ var providerSchema = &hcl.BodySchema{
 		{Name: "timeout_idle"},
 		{Name: "headers"},
 		{Name: "require_done"},
+		{Name: "script"},
+		{Name: "chunk_size"},
+		{Name: "delay_ms"},
 	},
 }
 
@@ -47,7 +52,29 @@ func (l *loader) decodeProvider(it item) *Provider {
 		p.Headers = h
 	}
 	a.boolean("require_done", &p.RequireDone)
+	p.Script = l.resolveScript(a, it.src)
+	a.integerInt("chunk_size", &p.ChunkSize, 1)
+	a.integerInt("delay_ms", &p.DelayMS, 0)
 	return p
+}
+
+// resolveScript resolves the script of an offline scripted provider against
+// its file's directory and reports when it is not a readable file.
+func (l *loader) resolveScript(a *attrs, src *source) string {
+	var p string
+	if !a.nonEmptyStr("script", &p) {
+		return ""
+	}
+	full := p
+	if !filepath.IsAbs(p) {
+		full = filepath.Join(src.dir, p)
+	}
+	full = filepath.Clean(full)
+	if st, err := os.Stat(full); err != nil || st.IsDir() {
+		l.errorf(a.rangeOf("script"), "Script file not found",
+			"script %q is not a readable file; relative paths start at the directory of the file that declares it.", p)
+	}
+	return full
 }
 
 // PluginConfigJSON is what the core sends the provider plugin's Configure: its connection
@@ -64,6 +91,9 @@ func (p *Provider) PluginConfigJSON() json.RawMessage {
 		TimeoutIdleMS       int64             `json:"timeout_idle_ms"`
 		Headers             map[string]string `json:"headers"`
 		RequireDone         bool              `json:"require_done"`
+		Script              string            `json:"script,omitempty"`
+		ChunkSize           int               `json:"chunk_size,omitempty"`
+		DelayMS             int               `json:"delay_ms,omitempty"`
 	}{
 		APIKey:              p.APIKey,
 		BaseURL:             p.BaseURL,
@@ -71,6 +101,9 @@ func (p *Provider) PluginConfigJSON() json.RawMessage {
 		TimeoutIdleMS:       p.TimeoutIdle.Milliseconds(),
 		Headers:             headers,
 		RequireDone:         p.RequireDone,
+		Script:              p.Script,
+		ChunkSize:           p.ChunkSize,
+		DelayMS:             p.DelayMS,
 	})
 	if err != nil {
 		// Strings, integers and a string map always marshal.

@@ -31,8 +31,10 @@ func dispense[C any](t testing.TB, kind string, p plugin.Plugin) C {
 	t.Helper()
 	client, server := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{kind: p})
 	t.Cleanup(func() {
-		client.Close()
+		// Stop the server first: Close's shutdown RPC would otherwise stop
+		// it a second time concurrently.
 		server.Stop()
+		client.Close()
 	})
 	raw, err := client.Dispense(kind)
 	if err != nil {

@@ -1,0 +1,263 @@
+package fakedeepseek
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Server is a running fake. Its URL is the base URL to configure
+// (requests go to URL+"/chat/completions" or URL+"/v1/chat/completions").
+type Server struct {
+	URL string
+
+	ts      *httptest.Server
+	closing chan struct{}
+	once    sync.Once
+
+	mu       sync.Mutex
+	queue    []Response
+	repeat   *Response
+	key      string
+	requests []Request
+	prompts  [][]byte
+}
+
+// Request is what the fake received.
+type Request struct {
+	Method string
+	Path   string
+	Header http.Header
+	Body   map[string]any // the JSON body decoded; nil when it was not JSON
+	Raw    []byte         // the body as sent
+}
+
+// New starts a fake that answers requests with queue, in order. It is
+// closed when the test ends.
+func New(tb testing.TB, queue ...Response) *Server {
+	tb.Helper()
+	s := &Server{closing: make(chan struct{}), queue: queue}
+	s.ts = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	s.URL = s.ts.URL
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Enqueue appends responses to the queue.
+func (s *Server) Enqueue(rs ...Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, rs...)
+}
+
+// Repeat makes r the answer to every request that finds the queue empty
+// (without it such a request gets a 500 error saying the script ran out).
+func (s *Server) Repeat(r Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.repeat = &r
+}
+
+// RequireKey makes the fake check "Authorization: Bearer key" and answer
+// 401 like DeepSeek otherwise, echoing the last four characters of the key
+// it got ("Your api key: ****abcd is invalid").
+func (s *Server) RequireKey(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.key = key
+}
+
+// Requests returns every request received so far, in arrival order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Close stops the fake; streams still running (stalls, drips) end.
+func (s *Server) Close() {
+	s.once.Do(func() {
+		close(s.closing)
+		s.ts.Close()
+	})
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+	var body map[string]any
+	if json.Unmarshal(raw, &body) != nil {
+		body = nil
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Raw: raw})
+	key := s.key
+	s.mu.Unlock()
+
+	if r.URL.Path != "/chat/completions" && r.URL.Path != "/v1/chat/completions" {
+		s.write(w, r, HTTPError(http.StatusNotFound, "Not Found: "+r.URL.Path, "invalid_request_error", "not_found"), nil)
+		return
+	}
+	if r.Method != http.MethodPost {
+		s.write(w, r, HTTPError(http.StatusMethodNotAllowed, "Method Not Allowed", "invalid_request_error", "method_not_allowed"), nil)
+		return
+	}
+	if key != "" {
+		if resp, ok := checkKey(r.Header.Get("Authorization"), key); !ok {
+			s.write(w, r, resp, nil)
+			return
+		}
+	}
+	var req struct {
+		Model    string          `json:"model"`
+		Messages json.RawMessage `json:"messages"`
+		Tools    json.RawMessage `json:"tools"`
+	}
+	_ = json.Unmarshal(raw, &req)
+	prompt := append(append([]byte(nil), req.Tools...), req.Messages...)
+
+	s.mu.Lock()
+	hit := s.cacheHit(prompt)
+	s.prompts = append(s.prompts, prompt)
+	resp, ok := s.next()
+	seq := len(s.requests)
+	s.mu.Unlock()
+	if !ok {
+		s.write(w, r, HTTPError(http.StatusInternalServerError, "fakedeepseek: no scripted response left for this request", "server_error", "fakedeepseek_queue_empty"), nil)
+		return
+	}
+	var frames [][]byte
+	if resp.turn != nil {
+		model := req.Model
+		if model == "" {
+			model = "deepseek-chat"
+		}
+		frames = resp.turn.frames(seq, model, promptTokens(prompt), hit)
+	}
+	s.write(w, r, resp, frames)
+}
+
+func (s *Server) next() (Response, bool) {
+	if len(s.queue) > 0 {
+		r := s.queue[0]
+		s.queue = s.queue[1:]
+		return r, true
+	}
+	if s.repeat != nil {
+		return *s.repeat, true
+	}
+	return Response{}, false
+}
+
+func checkKey(auth, key string) (Response, bool) {
+	got, ok := strings.CutPrefix(auth, "Bearer ")
+	if !ok || got == "" {
+		return HTTPError(http.StatusUnauthorized, "Authentication Fails (auth header format should be Bearer sk-...)", "authentication_error", "invalid_request_error"), false
+	}
+	if got == key {
+		return Response{}, true
+	}
+	tail := got
+	if len(tail) > 4 {
+		tail = tail[len(tail)-4:]
+	}
+	return HTTPError(http.StatusUnauthorized, "Authentication Fails, Your api key: ****"+tail+" is invalid", "authentication_error", "invalid_request_error"), false
+}
+
+// write sends resp. built holds the frames of a scripted turn.
+func (s *Server) write(w http.ResponseWriter, r *http.Request, resp Response, built [][]byte) {
+	for k, vs := range resp.header {
+		w.Header()[k] = vs
+	}
+	status := resp.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if resp.body != nil {
+		w.WriteHeader(status)
+		body := resp.body
+		if resp.truncateAfter >= 0 && resp.truncateAfter < len(body) {
+			_, _ = w.Write(body[:resp.truncateAfter])
+			flush(w)
+			panic(http.ErrAbortHandler)
+		}
+		_, _ = w.Write(body)
+		return
+	}
+	frames := resp.frames
+	if resp.turn != nil {
+		frames = built
+	}
+	frames, stall := resp.plan(frames)
+	w.WriteHeader(status)
+	flush(w)
+	written := 0
+	for _, f := range frames {
+		if resp.drip > 0 && !s.wait(r, resp.drip) {
+			return
+		}
+		if resp.truncateAfter >= 0 && written+len(f) > resp.truncateAfter {
+			_, _ = w.Write(f[:resp.truncateAfter-written])
+			flush(w)
+			panic(http.ErrAbortHandler)
+		}
+		_, _ = w.Write(f)
+		flush(w)
+		written += len(f)
+	}
+	if stall {
+		for s.wait(r, resp.keepAlive) {
+			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			flush(w)
+		}
+	}
+}
+
+// plan applies the event faults to the frames of a stream and says
+// whether a keep-alive stall follows them.
+func (r Response) plan(frames [][]byte) ([][]byte, bool) {
+	out := make([][]byte, 0, len(frames)+2)
+	for i := 0; i <= len(frames); i++ {
+		if i == r.malformedAfter {
+			out = append(out, []byte(`data: {"id":"fake-broken","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"x"`+"\n\n"))
+		}
+		if i == r.errorAfter {
+			return append(out, append(append([]byte("data: "), r.errorBody...), '\n', '\n')), false
+		}
+		if r.stallAfter >= 0 && i == min(r.stallAfter, len(frames)) {
+			return out, true
+		}
+		if i < len(frames) {
+			out = append(out, frames[i])
+		}
+	}
+	if !r.noDone {
+		out = append(out, doneFrame)
+	}
+	return out, false
+}
+
+func (s *Server) wait(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-s.closing:
+		return false
+	}
+}
+
+func flush(w http.ResponseWriter) {
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
