@@ -1,0 +1,42 @@
+package llm
+
+import "github.com/harness-agent/harness/sdk"
+
+// Binding is an HCL model resolved for calls: the provider that serves it and
+// the model metadata after HCL values have overridden what the provider
+// reports.
+type Binding struct {
+	Name            string // the HCL model block's name
+	Provider        string // the HCL provider block's name
+	Model           sdk.ModelInfo
+	Thinking        bool // reasoning mode on
+	ReplayReasoning bool // send the reasoning of tool-call turns back
+}
+
+// PrepareRequest is what a Streamer sends to the provider's PrepareCall.
+func (b Binding) PrepareRequest() sdk.PrepareRequest {
+	return sdk.PrepareRequest{Model: b.Model, Thinking: b.Thinking, ReplayReasoning: b.ReplayReasoning}
+}
+
+// Request is one model call of the agent loop.
+type Request struct {
+	Bindings   []Binding // fallback order: the first is tried first
+	Messages   []sdk.Message
+	Tools      []sdk.ToolDefinition
+	ToolChoice string // "auto" (default), "none", "required" or a tool name
+	MaxOutput  int64  // 0: the binding's max_output
+}
+
+// AssistantMessage is the answer of one finished attempt.
+type AssistantMessage struct {
+	Text         string
+	Reasoning    string
+	ToolCalls    []sdk.ToolCall // in block-index order; arguments are valid JSON
+	FinishReason string         // "stop", "tool_calls", "length", ...
+	Usage        sdk.Usage
+}
+
+// AsMessage returns the message as a conversation entry for the next request.
+func (m AssistantMessage) AsMessage() sdk.Message {
+	return sdk.Message{Role: sdk.RoleAssistant, Content: m.Text, Reasoning: m.Reasoning, ToolCalls: m.ToolCalls}
+}

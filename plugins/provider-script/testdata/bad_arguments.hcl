@@ -1,0 +1,5 @@
+turn {
+  tool_call "read_file" {
+    arguments = ["README.md"]
+  }
+}

@@ -1,0 +1,4 @@
+turn {
+  text    = "x"
+  content = "unknown attribute"
+}

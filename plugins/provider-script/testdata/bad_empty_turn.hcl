@@ -1,0 +1,6 @@
+turn {
+  text = "ok"
+}
+turn {
+  finish_reason = "stop"
+}

@@ -1,0 +1,6 @@
+turn {
+  text = "x"
+  fail {
+    kind = "flaky"
+  }
+}

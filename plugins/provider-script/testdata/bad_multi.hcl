@@ -1,0 +1,6 @@
+turn {
+  match = "["
+  text  = "a"
+}
+turn {
+}

@@ -1,0 +1,8 @@
+turn {
+  text  = "fine"
+}
+
+turn {
+  match = "(unclosed"
+  text  = "never"
+}

@@ -1,0 +1,3 @@
+turn {
+  text = "missing a quote
+}
