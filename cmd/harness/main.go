@@ -5,8 +5,13 @@ package main
 
 import (
 	"os"
+
+	"github.com/harness-agent/harness/plugins/terminal"
 )
 
 func main() {
+	// The terminal plugin re-executes this binary to apply its Landlock
+	// sandbox in the child before the shell starts; that must come first.
+	terminal.MaybeRunSandboxHelper()
 	os.Exit(execute(os.Args[1:]))
 }

@@ -55,6 +55,7 @@ func (c *cli) rootCommand() *cobra.Command {
 		c.validateCommand(),
 		c.fmtCommand(),
 		c.pluginsCommand(),
+		c.runCommand(),
 		c.versionCommand(),
 		c.pluginServeCommand(),
 	)

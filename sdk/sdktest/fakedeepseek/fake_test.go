@@ -266,7 +266,7 @@ func TestPrefixCacheAccounting(t *testing.T) {
 		`{"model":"m","tools":[{"type":"function"}],"messages":[{"role":"system","content":"` + system + `"}]}`,
 	}
 	// Hand-computed from the documented rule: the messages JSON shares
-	// len(`[{"role":"system","content":"`)+3000+len(`"},{"role":"user","content":"`) = 3056
+	// len(`[{"role":"system","content":"`)+3000+len(`"},{"role":"user","content":"`) = 3058
 	// bytes with request 1 → 764 tokens → 11 whole units of 64 = 704.
 	wantHit := []int64{0, 704, 0, 0}
 	for i, b := range bodies {

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/harness-agent/harness/core/agent"
+	"github.com/harness-agent/harness/core/session"
+)
+
+// renderer shows a run to people (text, coloured on a terminal) and, with
+// --json, prints every event as a JSON Line on stdout. It receives events
+// after they are committed, one at a time, in order.
+type renderer struct {
+	mu      sync.Mutex
+	human   io.Writer // people: stdout, or stderr with --json
+	jsonOut io.Writer // --json: stdout
+	asJSON  bool
+	color   bool
+
+	inText      bool // the cursor is after streamed text (no newline yet)
+	inReasoning bool
+	promptTok   int64
+	cacheHit    int64
+}
+
+func newRenderer(human, jsonOut io.Writer, asJSON, color bool) *renderer {
+	return &renderer{human: human, jsonOut: jsonOut, asJSON: asJSON, color: color}
+}
+
+const (
+	ansiReset = "\x1b[0m"
+	ansiDim   = "\x1b[2m"
+	ansiBold  = "\x1b[1m"
+	ansiRed   = "\x1b[31m"
+	ansiGreen = "\x1b[32m"
+	ansiCyan  = "\x1b[36m"
+	ansiYel   = "\x1b[33m"
+)
+
+func (r *renderer) style(code, s string) string {
+	if !r.color || s == "" {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+func (r *renderer) event(ev session.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.asJSON {
+		line, err := json.Marshal(ev)
+		if err == nil {
+			fmt.Fprintf(r.jsonOut, "%s\n", line)
+		}
+	}
+	var d map[string]any
+	_ = json.Unmarshal(ev.Data, &d)
+	if ev.Type == "llm.usage" {
+		r.promptTok += num(d["prompt_tokens"])
+		r.cacheHit += num(d["cache_hit_tokens"])
+	}
+	if r.asJSON {
+		return // people see the closing line only
+	}
+	r.human.Write([]byte(r.render(ev.Type, d)))
+}
+
+// render returns the text of one event for people.
+func (r *renderer) render(typ string, d map[string]any) string {
+	var b strings.Builder
+	switch typ {
+	case "assistant.chunk":
+		delta := str(d["delta"])
+		switch str(d["kind"]) {
+		case "text":
+			if r.inReasoning {
+				b.WriteString("\n")
+				r.inReasoning = false
+			}
+			b.WriteString(delta)
+			r.inText = true
+		case "reasoning":
+			if !r.inReasoning {
+				r.newline(&b)
+				r.inReasoning = true
+			}
+			b.WriteString(r.style(ansiDim, delta))
+		}
+		return b.String()
+	case "llm.retry":
+		r.newline(&b)
+		fmt.Fprintf(&b, "%s\n", r.style(ansiYel, fmt.Sprintf("↻ attempt %d failed (%s); retrying in %dms — its partial output above is void", int(num(d["attempt"])), str(d["kind"]), num(d["delay_ms"]))))
+	case "tool.call":
+		r.newline(&b)
+		fmt.Fprintf(&b, "%s %s\n", r.style(ansiCyan, "●"), r.style(ansiBold, str(d["tool"])+" "+argsSummary(d["arguments"])))
+	case "action.proposed":
+		fmt.Fprintf(&b, "  %s %s\n", r.style(ansiYel, "?"), str(d["summary"]))
+	case "action.decided":
+		mark, code := "✓", ansiGreen
+		if str(d["decision"]) != "approved" {
+			mark, code = "✗", ansiRed
+		}
+		rule := str(d["rule"])
+		if rule != "" {
+			rule = ": " + rule
+		}
+		fmt.Fprintf(&b, "  %s\n", r.style(code, fmt.Sprintf("%s %s by %s%s", mark, str(d["decision"]), str(d["by"]), rule)))
+	case "tool.result":
+		b.WriteString(r.card(d))
+	case "context.compacted":
+		r.newline(&b)
+		fmt.Fprintf(&b, "%s\n", r.style(ansiDim, fmt.Sprintf("↺ context compacted: %d → %d tokens, %d messages summarized (%s)", num(d["tokens_before"]), num(d["tokens_after"]), num(d["dropped_messages"]), str(d["summarizer"]))))
+	case "toolloop.limit_reached":
+		r.newline(&b)
+		fmt.Fprintf(&b, "%s\n", r.style(ansiYel, "■ limit reached: "+str(d["limit"])))
+	case "error":
+		r.newline(&b)
+		fmt.Fprintf(&b, "%s\n", r.style(ansiRed, fmt.Sprintf("✗ %s: %s", str(d["kind"]), str(d["message"]))))
+	case "agent.response":
+		r.newline(&b)
+	default:
+		if strings.HasPrefix(typ, "artifact.") {
+			r.newline(&b)
+			fmt.Fprintf(&b, "%s %s\n", r.style(ansiCyan, "◆ "+strings.TrimPrefix(typ, "artifact.")+":"), str(d["title"]))
+		}
+	}
+	return b.String()
+}
+
+func (r *renderer) newline(b *strings.Builder) {
+	if r.inText || r.inReasoning {
+		b.WriteString("\n")
+		r.inText, r.inReasoning = false, false
+	}
+}
+
+// card renders a tool result from its presentation view.
+func (r *renderer) card(d map[string]any) string {
+	var b strings.Builder
+	if e, ok := d["error"].(map[string]any); ok {
+		fmt.Fprintf(&b, "  %s\n", r.style(ansiRed, fmt.Sprintf("✗ %s: %s", str(e["kind"]), firstLine(str(e["message"])))))
+		return b.String()
+	}
+	p, _ := d["presentation"].(map[string]any)
+	switch str(p["kind"]) {
+	case "diff":
+		for _, line := range strings.Split(strings.TrimRight(str(p["unified"]), "\n"), "\n") {
+			code := ""
+			switch {
+			case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+				code = ansiBold
+			case strings.HasPrefix(line, "+"):
+				code = ansiGreen
+			case strings.HasPrefix(line, "-"):
+				code = ansiRed
+			case strings.HasPrefix(line, "@@"):
+				code = ansiCyan
+			}
+			fmt.Fprintf(&b, "  │ %s\n", r.style(code, line))
+		}
+	case "terminal":
+		fmt.Fprintf(&b, "  │ $ %s\n", str(p["command"]))
+		for _, line := range tail(strings.Split(strings.TrimRight(str(p["output"]), "\n"), "\n"), 12) {
+			fmt.Fprintf(&b, "  │ %s\n", r.style(ansiDim, line))
+		}
+		code := num(p["exit_code"])
+		status := r.style(ansiGreen, "exit 0")
+		if code != 0 {
+			status = r.style(ansiRed, fmt.Sprintf("exit %d", code))
+		}
+		fmt.Fprintf(&b, "  └ %s\n", status)
+	case "search":
+		hits, _ := p["hits"].([]any)
+		fmt.Fprintf(&b, "  │ %d matching lines for %q\n", num(p["total"]), str(p["query"]))
+		for i, h := range hits {
+			if i == 8 {
+				fmt.Fprintf(&b, "  │ %s\n", r.style(ansiDim, fmt.Sprintf("… %d more shown to the model", len(hits)-i)))
+				break
+			}
+			hm, _ := h.(map[string]any)
+			fmt.Fprintf(&b, "  │ %s:%d: %s\n", r.style(ansiCyan, str(hm["path"])), num(hm["line"]), strings.TrimSpace(str(hm["text"])))
+		}
+	case "file":
+		fmt.Fprintf(&b, "  │ %s lines %d–%d\n", str(p["path"]), num(p["start_line"]), num(p["end_line"]))
+	case "text":
+		for _, line := range tail(strings.Split(strings.TrimRight(str(p["text"]), "\n"), "\n"), 6) {
+			fmt.Fprintf(&b, "  │ %s\n", line)
+		}
+	default:
+		if c := firstLine(str(d["content"])); c != "" {
+			fmt.Fprintf(&b, "  │ %s\n", c)
+		}
+	}
+	return b.String()
+}
+
+// finishTurn ends streamed text with a newline.
+func (r *renderer) finishTurn(agent.Outcome) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	r.newline(&b)
+	r.human.Write([]byte(b.String()))
+}
+
+// closing prints the line that ends a run: status, turns, tokens, cache
+// hits and cost.
+func (r *renderer) closing(sessionID string, out agent.Outcome, t agent.Totals) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	status := out.Status
+	switch {
+	case out.Status == agent.StatusLimit:
+		status = "stopped: " + out.Limit
+	case out.Err != nil && out.Status == agent.StatusError:
+		status = fmt.Sprintf("failed: %s", out.Err.Kind)
+	case out.Status == agent.StatusPending:
+		status = fmt.Sprintf("%d actions pending approval (harness actions list)", t.Pending)
+	}
+	hits := "0%"
+	if r.promptTok > 0 {
+		hits = fmt.Sprintf("%.0f%%", 100*float64(r.cacheHit)/float64(r.promptTok))
+	}
+	line := fmt.Sprintf("— %s · %d turns · %s tokens (%s cache hits) · $%.4f · session %s",
+		status, t.Turns, thousands(t.Tokens), hits, t.CostUSD, sessionID)
+	fmt.Fprintln(r.human, r.style(ansiDim, line))
+}
+
+// prompt asks for a line of input: the task or the next message.
+func (r *renderer) prompt(in *bufio.Reader, what string) (string, error) {
+	r.mu.Lock()
+	fmt.Fprint(r.human, r.style(ansiBold, what+" › "))
+	r.mu.Unlock()
+	line, err := in.ReadString('\n')
+	if err != nil && line == "" {
+		return "", err
+	}
+	return strings.TrimSpace(line), nil
+}
+
+func argsSummary(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		val := fmt.Sprint(m[k])
+		if s, ok := m[k].(string); ok {
+			val = s
+			if k == "content" || len(s) > 60 {
+				val = fmt.Sprintf("(%d bytes)", len(s))
+			}
+		}
+		parts = append(parts, k+"="+strings.ReplaceAll(val, "\n", "⏎"))
+	}
+	return strings.Join(parts, " ")
+}
+
+func tail(lines []string, n int) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	return append([]string{fmt.Sprintf("… %d lines above", len(lines)-n)}, lines[len(lines)-n:]...)
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func num(v any) int64 {
+	f, _ := v.(float64)
+	return int64(f)
+}
+
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

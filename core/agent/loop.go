@@ -1,0 +1,346 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/harness-agent/harness/core/llm"
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/sdk"
+)
+
+// Model answers one request; *llm.Client implements it.
+type Model interface {
+	Complete(ctx context.Context, req llm.Request, obs llm.Observer) (llm.AssistantMessage, llm.Binding, error)
+}
+
+// Tools runs tool calls; *tools.Executor implements it.
+type Tools interface {
+	Definitions() []sdk.ToolDefinition
+	Run(ctx context.Context, call sdk.Call) tools.Outcome
+}
+
+// Recorder commits events; tools.SessionRecorder implements it.
+type Recorder = tools.Recorder
+
+// Meter records the usage of each request; *session.Store implements it.
+type Meter interface {
+	RecordUsage(ctx context.Context, u session.Usage) error
+}
+
+// Statuses of a finished run (the session.ended status).
+const (
+	StatusCompleted   = "completed"
+	StatusLimit       = "limit"
+	StatusError       = "error"
+	StatusInterrupted = "interrupted"
+	StatusPending     = "pending_approval"
+)
+
+// Limits that stop a run (toolloop.limit_reached).
+const (
+	LimitMaxTurns     = "max_turns"
+	LimitMaxTokens    = "max_tokens"
+	LimitMaxUSD       = "max_usd"
+	LimitRepeatedCall = "repeated_call"
+	LimitContext      = "context"
+)
+
+// Config is one agent's loop settings.
+type Config struct {
+	Session  string
+	Bindings []llm.Binding // the agent's models, fallback order
+	MaxTurns int           // default 50
+	// MaxTokens and MaxUSD are the agent's budget; 0 is unlimited.
+	MaxTokens int64
+	MaxUSD    float64
+	// ReadOnly reports whether a tool only reads: the read-only calls of a
+	// turn run concurrently, the others one after another in call order.
+	ReadOnly func(tool string) bool
+	// Compactor keeps the context under the model's window; nil: never compact.
+	Compactor *Compactor
+}
+
+// Loop runs one agent's conversation. A Loop is used by one goroutine.
+type Loop struct {
+	cfg   Config
+	model Model
+	tools Tools
+	rec   Recorder
+	meter Meter
+
+	turn       int
+	tokens     int64
+	cost       float64
+	pending    map[string]bool // action ids awaiting approval
+	prevPrompt []byte
+	estimator  estimator
+}
+
+// New returns a loop. Totals start at zero; Restore sets them on resume.
+func New(cfg Config, model Model, tools Tools, rec Recorder, meter Meter) *Loop {
+	if cfg.MaxTurns <= 0 {
+		cfg.MaxTurns = 50
+	}
+	if cfg.ReadOnly == nil {
+		cfg.ReadOnly = func(string) bool { return false }
+	}
+	return &Loop{cfg: cfg, model: model, tools: tools, rec: rec, meter: meter, pending: map[string]bool{}, estimator: newEstimator()}
+}
+
+// Restore sets the counters of a resumed session.
+func (l *Loop) Restore(turns int, tokens int64, cost float64, pending []string) {
+	l.turn, l.tokens, l.cost = turns, tokens, cost
+	for _, id := range pending {
+		l.pending[id] = true
+	}
+}
+
+// Outcome is how a run ended.
+type Outcome struct {
+	Status string
+	Limit  string     // when Status is StatusLimit
+	Err    *sdk.Error // when Status is StatusError or StatusInterrupted
+	Text   string     // the final answer, when Status is completed or pending
+}
+
+// Totals are the counters of the session so far.
+type Totals struct {
+	Turns   int
+	Tokens  int64
+	CostUSD float64
+	Pending int
+}
+
+// Totals returns the session's counters.
+func (l *Loop) Totals() Totals {
+	return Totals{Turns: l.turn, Tokens: l.tokens, CostUSD: l.cost, Pending: len(l.pending)}
+}
+
+// Resolved marks a pending action as decided (approved or denied since).
+func (l *Loop) Resolved(actionID string) { delete(l.pending, actionID) }
+
+// Run continues the conversation msgs (system prompt, task, ...) until the
+// model answers without a tool call or something stops the run. It returns
+// the conversation with every new message appended.
+func (l *Loop) Run(ctx context.Context, msgs []sdk.Message) ([]sdk.Message, Outcome) {
+	for {
+		if out, stop := l.checkLimits(ctx); stop {
+			return msgs, out
+		}
+		if l.cfg.Compactor != nil {
+			var stop bool
+			msgs, stop = l.cfg.Compactor.Maybe(ctx, msgs, l.rec, &l.estimator, &usageObserver{observer{loop: l, ctx: ctx}})
+			if stop {
+				return msgs, l.limit(ctx, LimitContext)
+			}
+		}
+		l.turn++
+		msg, err := l.request(ctx, msgs)
+		if err != nil {
+			return msgs, l.failed(ctx, err)
+		}
+		msgs = append(msgs, msg.AsMessage())
+		if len(msg.ToolCalls) == 0 {
+			l.record(ctx, "agent.response", map[string]any{"text": msg.Text})
+			status := StatusCompleted
+			if len(l.pending) > 0 {
+				status = StatusPending
+			}
+			return msgs, Outcome{Status: status, Text: msg.Text}
+		}
+		outcomes := l.runTools(ctx, msg.ToolCalls)
+		for _, o := range outcomes {
+			msgs = append(msgs, sdk.Message{Role: sdk.RoleTool, ToolCallID: o.Call.ID, Content: ToolContent(o.Result)})
+			if o.Pending {
+				l.pending[o.ActionID] = true
+			}
+		}
+		if ctx.Err() != nil {
+			return msgs, l.failed(ctx, ctx.Err())
+		}
+		for _, o := range outcomes {
+			if o.StopRun != "" {
+				return msgs, l.limit(ctx, o.StopRun)
+			}
+			if o.RecordErr != nil {
+				return msgs, l.failed(ctx, fmt.Errorf("session store: %w", o.RecordErr))
+			}
+		}
+	}
+}
+
+func (l *Loop) checkLimits(ctx context.Context) (Outcome, bool) {
+	switch {
+	case l.turn >= l.cfg.MaxTurns:
+		return l.limit(ctx, LimitMaxTurns), true
+	case l.cfg.MaxTokens > 0 && l.tokens >= l.cfg.MaxTokens:
+		return l.limit(ctx, LimitMaxTokens), true
+	case l.cfg.MaxUSD > 0 && l.cost >= l.cfg.MaxUSD:
+		return l.limit(ctx, LimitMaxUSD), true
+	}
+	return Outcome{}, false
+}
+
+// BudgetCheck is the llm layer's pre-attempt budget hook: retries of a
+// request must not run past the budget either.
+func (l *Loop) BudgetCheck(context.Context) error {
+	switch {
+	case l.cfg.MaxTokens > 0 && l.tokens >= l.cfg.MaxTokens:
+		return sdk.Errorf(sdk.KindBudgetExceeded, "token budget of %d reached (%d used)", l.cfg.MaxTokens, l.tokens)
+	case l.cfg.MaxUSD > 0 && l.cost >= l.cfg.MaxUSD:
+		return sdk.Errorf(sdk.KindBudgetExceeded, "budget of $%.4f reached ($%.4f spent)", l.cfg.MaxUSD, l.cost)
+	}
+	return nil
+}
+
+func (l *Loop) limit(ctx context.Context, which string) Outcome {
+	l.record(ctx, "toolloop.limit_reached", map[string]any{"limit": which, "turns": l.turn, "tokens": l.tokens, "cost_usd": l.cost})
+	return Outcome{Status: StatusLimit, Limit: which}
+}
+
+func (l *Loop) failed(ctx context.Context, err error) Outcome {
+	e := sdk.AsError(err)
+	if ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
+		e = &sdk.Error{Kind: sdk.KindCanceled, Message: "interrupted"}
+		return Outcome{Status: StatusInterrupted, Err: e}
+	}
+	if e.Kind == sdk.KindBudgetExceeded {
+		which := LimitMaxUSD
+		if l.cfg.MaxTokens > 0 && l.tokens >= l.cfg.MaxTokens {
+			which = LimitMaxTokens
+		}
+		return l.limit(ctx, which)
+	}
+	l.record(ctx, "error", map[string]any{"kind": e.Kind, "message": e.Message})
+	return Outcome{Status: StatusError, Err: e}
+}
+
+// request runs one model request and records its events.
+func (l *Loop) request(ctx context.Context, msgs []sdk.Message) (llm.AssistantMessage, error) {
+	defs := l.tools.Definitions()
+	prompt := promptBytes(msgs, defs)
+	model := ""
+	if len(l.cfg.Bindings) > 0 {
+		model = l.cfg.Bindings[0].Name
+	}
+	est := l.estimator.tokens(len(prompt))
+	l.record(ctx, "llm.request", map[string]any{
+		"turn":                l.turn,
+		"model":               model,
+		"messages":            len(msgs),
+		"prompt_tokens_est":   est,
+		"shared_prefix_bytes": sharedPrefix(l.prevPrompt, prompt),
+		"prompt_bytes":        len(prompt),
+	})
+	l.prevPrompt = prompt
+	obs := &observer{loop: l, ctx: ctx}
+	msg, binding, err := l.model.Complete(ctx, llm.Request{Bindings: l.cfg.Bindings, Messages: msgs, Tools: defs}, obs)
+	if err != nil {
+		return msg, err
+	}
+	l.estimator.calibrate(len(prompt), msg.Usage.PromptTokens)
+	calls := make([]map[string]any, len(msg.ToolCalls))
+	for i, c := range msg.ToolCalls {
+		calls[i] = map[string]any{"id": c.ID, "name": c.Name, "arguments": json.RawMessage(c.Arguments)}
+	}
+	l.record(ctx, "assistant.message", map[string]any{
+		"turn":          l.turn,
+		"model":         binding.Name,
+		"content":       msg.Text,
+		"reasoning":     msg.Reasoning,
+		"tool_calls":    calls,
+		"finish_reason": msg.FinishReason,
+	})
+	return msg, nil
+}
+
+// runTools runs a turn's calls: the read-only ones concurrently, the
+// others one after another, results in call order.
+func (l *Loop) runTools(ctx context.Context, calls []sdk.ToolCall) []tools.Outcome {
+	out := make([]tools.Outcome, len(calls))
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		call := sdk.Call{ID: c.ID, Tool: c.Name, Arguments: json.RawMessage(c.Arguments)}
+		if l.cfg.ReadOnly(c.Name) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out[i] = l.tools.Run(ctx, call)
+			}()
+			continue
+		}
+		wg.Wait() // a writing call sees the effects of the reads before it
+		out[i] = l.tools.Run(ctx, call)
+	}
+	wg.Wait()
+	return out
+}
+
+// ToolContent is what the model reads of a result: its content, and for a
+// failure the kind and message too.
+func ToolContent(r sdk.Result) string {
+	if r.Err == nil {
+		return r.Content
+	}
+	head := fmt.Sprintf("error (%s): %s", r.Err.Kind, r.Err.Message)
+	if r.Content == "" || r.Content == r.Err.Error() || r.Content == r.Err.Message {
+		return head
+	}
+	return head + "\n" + r.Content
+}
+
+func (l *Loop) record(ctx context.Context, typ string, data any) {
+	// A failure to record is reported by the next step that needs the
+	// store; the loop never stops silently because of it.
+	_ = l.rec.Record(context.WithoutCancel(ctx), typ, data)
+}
+
+// observer records the llm layer's events for one request.
+type observer struct {
+	loop *Loop
+	ctx  context.Context
+}
+
+func (o *observer) OnRetry(attempt int, kind sdk.ErrorKind, delay time.Duration) {
+	o.loop.record(o.ctx, "llm.retry", map[string]any{"attempt": attempt, "kind": kind, "delay_ms": delay.Milliseconds()})
+}
+
+func (o *observer) OnChunk(block int, kind, delta string) {
+	o.loop.record(o.ctx, "assistant.chunk", map[string]any{"block": block, "kind": kind, "delta": delta})
+}
+
+func (o *observer) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
+	l := o.loop
+	l.tokens += u.PromptTokens + u.CompletionTokens
+	l.cost += cost
+	l.record(o.ctx, "llm.usage", map[string]any{
+		"turn":              l.turn,
+		"model":             b.Name,
+		"prompt_tokens":     u.PromptTokens,
+		"completion_tokens": u.CompletionTokens,
+		"cache_hit_tokens":  u.CacheHitTokens,
+		"cache_miss_tokens": u.CacheMissTokens,
+		"reasoning_tokens":  u.ReasoningTokens,
+		"cost_usd":          cost,
+	})
+	if l.meter != nil {
+		_ = l.meter.RecordUsage(context.WithoutCancel(o.ctx), session.Usage{
+			Session: l.cfg.Session, Turn: l.turn, Model: b.Name,
+			PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
+			CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens,
+			ReasoningTokens: u.ReasoningTokens, CostUSD: cost,
+		})
+	}
+}
+
+// usageObserver meters a side request (the summarizer's) without recording
+// its chunks into the conversation's events.
+type usageObserver struct{ observer }
+
+func (usageObserver) OnChunk(int, string, string) {}

@@ -1,0 +1,139 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/sdk"
+)
+
+// Event types the loop and the run command record besides the tool
+// executor's and the approval pipeline's.
+const (
+	EventSessionStarted = "session.started"
+	EventUserMessage    = "user.message"
+	EventAssistant      = "assistant.message"
+)
+
+// Resumed is a conversation rebuilt from a session's events.
+type Resumed struct {
+	// Messages is the conversation after the system prompt: the task, the
+	// user messages, every complete turn, and a note per action decided
+	// since its call (approved: its result; denied: the denial).
+	Messages []sdk.Message
+	Turns    int
+	Calls    []sdk.Call // every tool call made, for the repeated-call guard
+}
+
+type assistantData struct {
+	Content   string `json:"content"`
+	Reasoning string `json:"reasoning"`
+	ToolCalls []struct {
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"tool_calls"`
+}
+
+// Rebuild rebuilds the conversation of a session from its events
+// (session.started's task, user.message, assistant.message, tool.result),
+// never from chunks. A turn whose tool calls did not all get a result (the
+// run was killed in the middle of it) is dropped: the conversation goes on
+// from the last complete turn. A second tool.result for a call, recorded
+// when a person approved or denied its action after the run, is added at
+// the end as a note, so the earlier requests stay a byte-identical prefix.
+func Rebuild(events []session.Event) (Resumed, error) {
+	var r Resumed
+	results := map[string]tools.ResultEvent{} // first result per call
+	var late []tools.ResultEvent              // results of actions decided later
+	var msgs []sdk.Message
+	var open []int // indexes into msgs of assistant messages, for completeness
+
+	for _, ev := range events {
+		switch ev.Type {
+		case EventSessionStarted:
+			var d struct {
+				Task string `json:"task"`
+			}
+			if err := json.Unmarshal(ev.Data, &d); err != nil {
+				return r, fmt.Errorf("event %d (%s): %w", ev.Seq, ev.Type, err)
+			}
+			if d.Task != "" {
+				msgs = append(msgs, sdk.Message{Role: sdk.RoleUser, Content: d.Task})
+			}
+		case EventUserMessage:
+			var d struct {
+				Text string `json:"text"`
+			}
+			if err := json.Unmarshal(ev.Data, &d); err != nil {
+				return r, fmt.Errorf("event %d (%s): %w", ev.Seq, ev.Type, err)
+			}
+			msgs = append(msgs, sdk.Message{Role: sdk.RoleUser, Content: d.Text})
+		case EventAssistant:
+			var d assistantData
+			if err := json.Unmarshal(ev.Data, &d); err != nil {
+				return r, fmt.Errorf("event %d (%s): %w", ev.Seq, ev.Type, err)
+			}
+			m := sdk.Message{Role: sdk.RoleAssistant, Content: d.Content, Reasoning: d.Reasoning}
+			for _, tc := range d.ToolCalls {
+				m.ToolCalls = append(m.ToolCalls, sdk.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: string(tc.Arguments)})
+				r.Calls = append(r.Calls, sdk.Call{ID: tc.ID, Tool: tc.Name, Arguments: tc.Arguments})
+			}
+			msgs = append(msgs, m)
+			open = append(open, len(msgs)-1)
+			r.Turns++
+		case tools.EventToolResult:
+			var d tools.ResultEvent
+			if err := json.Unmarshal(ev.Data, &d); err != nil {
+				return r, fmt.Errorf("event %d (%s): %w", ev.Seq, ev.Type, err)
+			}
+			if _, seen := results[d.CallID]; seen {
+				late = append(late, d)
+				continue
+			}
+			results[d.CallID] = d
+		}
+	}
+
+	// Drop a trailing turn whose calls are not all answered.
+	if n := len(open); n > 0 {
+		last := msgs[open[n-1]]
+		for _, tc := range last.ToolCalls {
+			if _, ok := results[tc.ID]; !ok {
+				msgs = msgs[:open[n-1]]
+				r.Turns--
+				r.Calls = r.Calls[:len(r.Calls)-len(last.ToolCalls)]
+				break
+			}
+		}
+	}
+	// Put each turn's results right after it, in call order.
+	for _, m := range msgs {
+		r.Messages = append(r.Messages, m)
+		for _, tc := range m.ToolCalls {
+			r.Messages = append(r.Messages, sdk.Message{Role: sdk.RoleTool, ToolCallID: tc.ID, Content: resultContent(results[tc.ID])})
+		}
+	}
+	for _, d := range late {
+		r.Messages = append(r.Messages, sdk.Message{Role: sdk.RoleUser, Content: lateNote(d)})
+	}
+	return r, nil
+}
+
+func resultContent(d tools.ResultEvent) string {
+	res := sdk.Result{Content: d.Content}
+	if d.Error != nil {
+		res.Err = &sdk.Error{Kind: d.Error.Kind, Message: d.Error.Message}
+	}
+	return ToolContent(res)
+}
+
+func lateNote(d tools.ResultEvent) string {
+	what := "was approved and ran"
+	if d.Error != nil && d.Error.Kind == sdk.KindDenied {
+		what = "was denied by a person and did not run"
+	}
+	return fmt.Sprintf("[Update] Your %s call %s (action %s) %s. Result:\n%s", d.Tool, d.CallID, d.ActionID, what, resultContent(d))
+}

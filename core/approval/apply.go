@@ -1,0 +1,64 @@
+package approval
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/sdk"
+)
+
+// Rules of decisions made with `harness actions`.
+const (
+	ruleCLIApprove = "harness actions approve"
+	ruleCLIDeny    = "harness actions deny"
+)
+
+// Apply decides a pending action after its run ended (`harness actions
+// approve|deny ID`); id may be a unique prefix. Approving runs the stored
+// call through ex (every phase but approve: ex must be built for the
+// action's agent) and records the result with the action; denying records
+// the decision. Both write action.decided (by user) and a tool.result for
+// the action's call to the action's session, which a resumed run reads.
+func Apply(ctx context.Context, store *session.Store, ex *tools.Executor, id string, approve bool) (tools.Outcome, error) {
+	a, err := store.Action(ctx, id)
+	if err != nil {
+		return tools.Outcome{}, err
+	}
+	if a.Status != "pending" {
+		return tools.Outcome{}, fmt.Errorf("action %s is %s: only a pending action can be approved or denied", a.ID, a.Status)
+	}
+	rec := tools.SessionRecorder(store, a.Session)
+	call := sdk.Call{ID: a.CallID, Tool: a.Tool, Arguments: a.Arguments}
+
+	decision, rule := Denied, ruleCLIDeny
+	if approve {
+		decision, rule = Approved, ruleCLIApprove
+	}
+	if err := store.DecideAction(ctx, a.ID, decision, ByUser, rule); err != nil {
+		return tools.Outcome{}, err
+	}
+	if err := rec.Record(ctx, EventDecided, DecidedEvent{ActionID: a.ID, CallID: a.CallID, Decision: decision, By: ByUser, Rule: rule}); err != nil {
+		return tools.Outcome{}, err
+	}
+
+	if !approve {
+		out := tools.Outcome{Call: call, ActionID: a.ID, Result: sdk.Result{Err: sdk.Errorf(sdk.KindDenied,
+			"%s (%s) was denied by the user and did not run. Do not retry it as it is: choose another way, or tell the user what you need and why.",
+			a.Tool, a.Summary)}}
+		out.Result.Content = out.Result.Err.Error()
+		return out, rec.Record(ctx, tools.EventToolResult, out.ResultEvent())
+	}
+
+	out := ex.RunApproved(ctx, call, a.ID, rec)
+	raw, err := json.Marshal(out.ResultEvent())
+	if err != nil {
+		return out, err
+	}
+	if err := store.SetActionResult(context.WithoutCancel(ctx), a.ID, raw); err != nil {
+		return out, err
+	}
+	return out, out.RecordErr
+}

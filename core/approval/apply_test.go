@@ -1,0 +1,103 @@
+package approval_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/harness-agent/harness/core/approval"
+	"github.com/harness-agent/harness/core/config"
+	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/sdk"
+)
+
+func TestApplyRoundTrip(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	store := openStore(t, ws)
+	ctx := context.Background()
+	deferring := envOptions{perm: config.Permissions{Unattended: config.UnattendedDefer}}
+
+	tests := []struct {
+		name    string
+		approve bool
+	}{
+		{"approve", true},
+		{"deny", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			run := newEnv(t, ws, store, deferring)
+			o := run.ex.Run(ctx, sdk.Call{ID: "call_9", Tool: "terminal", Arguments: args("command", "make release")})
+			if !o.Pending || o.ActionID == "" || run.src.count() != 0 {
+				t.Fatalf("want a pending action, got %+v", o)
+			}
+
+			// Later, `harness actions approve|deny` builds a fresh executor for the agent.
+			later := newEnv(t, ws, store, envOptions{})
+			got, err := approval.Apply(ctx, store, later.ex, o.ActionID[:6], tt.approve)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := store.Action(ctx, o.ActionID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			decided := run.events(t, approval.EventDecided)
+			results := run.events(t, tools.EventToolResult)
+			if len(decided) != 2 || decided[1]["decision"] != map[bool]string{true: "approved", false: "denied"}[tt.approve] || decided[1]["by"] != "user" {
+				t.Errorf("action.decided events %v", decided)
+			}
+			if len(results) != 2 || results[1]["call_id"] != "call_9" || results[1]["action_id"] != a.ID {
+				t.Fatalf("tool.result events %v", results)
+			}
+			if len(later.events(t, tools.EventToolResult)) != 0 {
+				t.Error("events went to the session of the executor, not of the action")
+			}
+
+			if !tt.approve {
+				if a.Status != "denied" || a.DecidedBy != "user" || run.src.count() != 0 || later.src.count() != 0 {
+					t.Errorf("denied action %+v ran %d+%d", a, run.src.count(), later.src.count())
+				}
+				if got.Result.Err == nil || got.Result.Err.Kind != sdk.KindDenied || results[1]["ok"] != false {
+					t.Errorf("denied outcome %+v", got.Result)
+				}
+				return
+			}
+			if a.Status != "executed" || a.DecidedBy != "user" || a.Rule != "harness actions approve" || later.src.count() != 1 {
+				t.Errorf("approved action %+v ran %d times", a, later.src.count())
+			}
+			var res tools.ResultEvent
+			if err := json.Unmarshal(a.Result, &res); err != nil {
+				t.Fatal(err)
+			}
+			if !res.OK || res.Content != "ran terminal" || res.CallID != "call_9" || res.ActionID != a.ID || got.Result.Content != "ran terminal" {
+				t.Errorf("recorded result %s, outcome %+v", a.Result, got.Result)
+			}
+			if results[1]["ok"] != true {
+				t.Errorf("tool.result %v", results[1])
+			}
+		})
+	}
+}
+
+func TestApplyRefusesDecidedActions(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	store := openStore(t, ws)
+	ctx := context.Background()
+	e := newEnv(t, ws, store, envOptions{perm: config.Permissions{Unattended: config.UnattendedDefer}})
+	o := e.ex.Run(ctx, sdk.Call{ID: "c", Tool: "terminal", Arguments: args("command", "make")})
+	if _, err := approval.Apply(ctx, store, e.ex, o.ActionID, false); err != nil {
+		t.Fatal(err)
+	}
+	_, err := approval.Apply(ctx, store, e.ex, o.ActionID, true)
+	if err == nil || !strings.Contains(err.Error(), "is denied") {
+		t.Errorf("second decision: %v", err)
+	}
+	if _, err := approval.Apply(ctx, store, e.ex, "a-nothere", true); err == nil {
+		t.Error("an unknown action should be an error")
+	}
+}

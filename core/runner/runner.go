@@ -1,0 +1,414 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-agent/harness/core/agent"
+	"github.com/harness-agent/harness/core/approval"
+	"github.com/harness-agent/harness/core/catalog"
+	"github.com/harness-agent/harness/core/config"
+	"github.com/harness-agent/harness/core/llm"
+	"github.com/harness-agent/harness/core/pluginhost"
+	"github.com/harness-agent/harness/core/prompt"
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/sdk"
+)
+
+// Options configure a run.
+type Options struct {
+	Config    *config.Config
+	Agent     string // "" runs the first agent
+	Builtins  []catalog.Builtin
+	SelfExe   string // the binary serving built-in plugins; "" = this one
+	Logger    hclog.Logger
+	Yes       bool           // --yes
+	Asker     approval.Asker // nil when nobody can answer
+	Sink      func(session.Event)
+	Now       func() time.Time
+	RetryWait llm.Sleeper // nil: real sleeps
+}
+
+// Runner is one agent's run in one session.
+type Runner struct {
+	opts     Options
+	cfg      *config.Config
+	agent    *config.Agent
+	host     *pluginhost.Host
+	catalog  *catalog.Catalog
+	store    *session.Store
+	registry *tools.Registry
+	executor *tools.Executor
+	bindings []llm.Binding
+	models   *llm.Registry
+	client   *llm.Client
+	system   string
+
+	session string
+	rec     *recorder
+	loop    *agent.Loop
+	msgs    []sdk.Message
+}
+
+// Open prepares a run: plugins are registered (not started), providers are
+// configured lazily, the store is opened. Close releases everything.
+func Open(ctx context.Context, opts Options) (*Runner, error) {
+	if opts.Logger == nil {
+		opts.Logger = hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	cfg := opts.Config
+	ag := cfg.Agent(opts.Agent)
+	if ag == nil {
+		return nil, fmt.Errorf("no agent named %q in %s", opts.Agent, cfg.Path)
+	}
+	host, err := pluginhost.New(pluginhost.Options{SelfExe: opts.SelfExe, Logger: opts.Logger})
+	if err != nil {
+		return nil, err
+	}
+	r := &Runner{opts: opts, cfg: cfg, agent: ag, host: host}
+	cat, diags := catalog.New(cfg, host, opts.Builtins)
+	if diags.HasErrors() {
+		host.Close()
+		return nil, errors.New(diags.Error())
+	}
+	r.catalog = cat
+	if err := r.openModels(ctx); err != nil {
+		host.Close()
+		return nil, err
+	}
+	if r.store, err = session.Open(cfg.Workspace); err != nil {
+		host.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// Agent returns the agent being run.
+func (r *Runner) Agent() *config.Agent { return r.agent }
+
+// SessionID returns the session's id once Start or Resume ran.
+func (r *Runner) SessionID() string { return r.session }
+
+// Store returns the session store.
+func (r *Runner) Store() *session.Store { return r.store }
+
+// Host returns the plugin host.
+func (r *Runner) Host() *pluginhost.Host { return r.host }
+
+// openModels configures the providers the agent and its summarizer use
+// (lazily: a provider plugin starts on its first request) and resolves
+// their models.
+func (r *Runner) openModels(ctx context.Context) error {
+	handles := map[string]*pluginhost.ProviderHandle{}
+	provider := func(name string) (*pluginhost.ProviderHandle, error) {
+		if h, ok := handles[name]; ok {
+			return h, nil
+		}
+		p := r.cfg.Provider(name)
+		if p == nil {
+			return nil, fmt.Errorf("no provider named %q", name)
+		}
+		h, err := r.host.Provider(p.Plugin)
+		if err != nil {
+			return nil, err
+		}
+		if err := h.Configure(ctx, p.PluginConfigJSON()); err != nil {
+			return nil, fmt.Errorf("provider %q: %w", name, err)
+		}
+		handles[name] = h
+		return h, nil
+	}
+	var decls []llm.ModelDecl
+	for _, m := range r.cfg.Models {
+		d := llm.ModelDecl{Name: m.Name, Provider: m.Provider, ID: m.ID, ContextWindow: m.ContextWindow,
+			MaxOutput: m.MaxOutput, Thinking: m.Thinking, ReplayReasoning: m.ReplayReasoning}
+		if m.Pricing != nil {
+			d.Pricing = &sdk.Pricing{InputCacheHit: m.Pricing.InputCacheHit, InputCacheMiss: m.Pricing.InputCacheMiss, Output: m.Pricing.Output}
+		}
+		decls = append(decls, d)
+	}
+	var mu sync.Mutex
+	models, err := llm.NewRegistry(decls, func(ctx context.Context, name string) ([]sdk.ModelInfo, error) {
+		mu.Lock()
+		h, err := provider(name)
+		mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		return h.Models(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	r.models = models
+	if r.bindings, err = models.ResolveAll(ctx, r.agent.Models); err != nil {
+		return err
+	}
+	streamers := func(name string) (llm.Streamer, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		h, err := provider(name)
+		if err != nil {
+			return nil, err
+		}
+		return streamer{h}, nil
+	}
+	r.client = llm.NewClient(streamers, llm.Options{Budget: r.budgetCheck, Sleep: r.opts.RetryWait})
+	return nil
+}
+
+func (r *Runner) budgetCheck(ctx context.Context) error {
+	if r.loop == nil {
+		return nil
+	}
+	return r.loop.BudgetCheck(ctx)
+}
+
+// streamer adapts a provider plugin handle to the llm layer.
+type streamer struct{ h *pluginhost.ProviderHandle }
+
+func (s streamer) Prepare(ctx context.Context, b llm.Binding) (sdk.Handle, error) {
+	return s.h.PrepareCall(ctx, b.PrepareRequest())
+}
+
+func (s streamer) Stream(ctx context.Context, h sdk.Handle, req sdk.StreamRequest, emit func(sdk.StreamChunk) error) error {
+	return s.h.Stream(ctx, h, req, emit)
+}
+
+// build assembles the session's tools, prompt and loop.
+func (r *Runner) build(ctx context.Context) error {
+	r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink}
+	reg, err := tools.Build(ctx, tools.Setup{Config: r.cfg, Agent: r.agent, Catalog: r.catalog, Logger: r.opts.Logger})
+	if err != nil {
+		return err
+	}
+	r.registry = reg
+	hooks, err := tools.PluginHooks(r.cfg, r.host)
+	if err != nil {
+		return err
+	}
+	pipeline, err := approval.New(approval.Options{
+		Store: r.store, Session: r.session, Workspace: r.cfg.Workspace, Permissions: r.agent.Permissions,
+		Recorder: r.rec, Yes: r.opts.Yes, Asker: r.opts.Asker, Logger: r.opts.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	ex, err := tools.NewExecutor(reg, tools.Options{
+		Session: r.session, Agent: r.agent.Name, Whitelist: r.agent.Tools,
+		Approver: pipeline, Recorder: r.rec, Hooks: hooks, Logger: r.opts.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	r.executor = ex
+	r.system = r.systemPrompt(ex.Definitions())
+	r.loop = agent.New(agent.Config{
+		Session:   r.session,
+		Bindings:  r.bindings,
+		MaxTurns:  r.agent.MaxTurns,
+		MaxTokens: r.agent.Budget.MaxTokens,
+		MaxUSD:    r.agent.Budget.MaxUSD,
+		ReadOnly:  r.readOnly,
+		Compactor: r.compactor(ctx),
+	}, r.client, ex, r.rec, r.store)
+	return nil
+}
+
+func (r *Runner) readOnly(name string) bool {
+	t, ok := r.registry.Tool(name)
+	return ok && !t.Spec.Writes && !t.Spec.Executes
+}
+
+func (r *Runner) systemPrompt(defs []sdk.ToolDefinition) string {
+	visible := make([]prompt.Tool, len(defs))
+	for i, d := range defs {
+		visible[i] = prompt.Tool{Name: d.Name, Description: d.Description}
+	}
+	hidden := len(r.registry.Names()) - len(defs)
+	return prompt.System(r.agent, visible, max(hidden, 0))
+}
+
+// compactor summarizes with the summarizer agent's models, through a
+// client that retries at most once, quickly (DESIGN §7).
+func (r *Runner) compactor(ctx context.Context) *agent.Compactor {
+	if len(r.bindings) == 0 || r.bindings[0].Model.ContextWindow <= 0 {
+		return nil
+	}
+	c := &agent.Compactor{
+		ContextWindow: r.bindings[0].Model.ContextWindow,
+		Threshold:     r.agent.Context.Threshold,
+		KeepRecent:    r.agent.Context.KeepRecent,
+	}
+	if sum := r.cfg.SummarizerAgent(r.agent); sum != nil {
+		if b, err := r.models.ResolveAll(ctx, sum.Models); err == nil {
+			c.Bindings = b
+			retry := llm.RetryPolicy{MaxRetries: 1, BaseDelay: 200 * time.Millisecond, MaxRetryAfter: time.Second}
+			c.Model = llm.NewClient(func(name string) (llm.Streamer, error) {
+				return r.streamerFor(name)
+			}, llm.Options{Retry: &retry, Budget: r.budgetCheck, Sleep: r.opts.RetryWait})
+		}
+	}
+	return c
+}
+
+func (r *Runner) streamerFor(name string) (llm.Streamer, error) {
+	p := r.cfg.Provider(name)
+	if p == nil {
+		return nil, fmt.Errorf("no provider named %q", name)
+	}
+	h, err := r.host.Provider(p.Plugin)
+	if err != nil {
+		return nil, err
+	}
+	return streamer{h}, nil
+}
+
+// Start opens a new session with the task as its first message.
+func (r *Runner) Start(ctx context.Context, task string) error {
+	model := ""
+	if len(r.bindings) > 0 {
+		model = r.bindings[0].Name
+	}
+	info, err := r.store.CreateSession(ctx, session.SessionInfo{Agent: r.agent.Name, Model: model, ConfigPath: r.cfg.Path, Workspace: r.cfg.Workspace})
+	if err != nil {
+		return err
+	}
+	r.session = info.ID
+	if err := r.build(ctx); err != nil {
+		_ = r.rec.Record(ctx, "error", map[string]any{"kind": sdk.KindOf(err), "message": err.Error()})
+		return err
+	}
+	text := prompt.TaskMessage(task, r.opts.Now().Format("2006-01-02"), r.cfg.Workspace)
+	if err := r.rec.Record(ctx, agent.EventSessionStarted, map[string]any{
+		"agent": r.agent.Name, "model": model, "workspace": r.cfg.Workspace, "config": r.cfg.Path, "task": text,
+	}); err != nil {
+		return err
+	}
+	r.msgs = []sdk.Message{{Role: sdk.RoleSystem, Content: r.system}, {Role: sdk.RoleUser, Content: text}}
+	return nil
+}
+
+// Resume reopens a recorded session and rebuilds its conversation.
+func (r *Runner) Resume(ctx context.Context, id string) error {
+	info, err := r.store.Session(ctx, id)
+	if err != nil {
+		return err
+	}
+	if info.Agent != r.agent.Name {
+		return fmt.Errorf("session %s ran agent %q, not %q: pass --agent %s", info.ID, info.Agent, r.agent.Name, info.Agent)
+	}
+	r.session = info.ID
+	events, err := r.store.Events(ctx, info.ID, 0)
+	if err != nil {
+		return err
+	}
+	rebuilt, err := agent.Rebuild(events)
+	if err != nil {
+		return fmt.Errorf("session %s: %w", info.ID, err)
+	}
+	if err := r.store.ReopenSession(ctx, info.ID); err != nil {
+		return err
+	}
+	if err := r.build(ctx); err != nil {
+		return err
+	}
+	totals, err := r.store.UsageTotals(ctx, info.ID)
+	if err != nil {
+		return err
+	}
+	pending, err := r.store.Actions(ctx, info.ID, "pending")
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(pending))
+	for i, a := range pending {
+		ids[i] = a.ID
+	}
+	r.loop.Restore(rebuilt.Turns, totals.PromptTokens+totals.CompletionTokens, totals.CostUSD, ids)
+	r.executor.CountPrior(rebuilt.Calls...)
+	r.msgs = append([]sdk.Message{{Role: sdk.RoleSystem, Content: r.system}}, rebuilt.Messages...)
+	return r.rec.Record(ctx, "session.resumed", map[string]any{"agent": r.agent.Name, "turns": rebuilt.Turns, "messages": len(rebuilt.Messages)})
+}
+
+// NeedsInput reports whether the conversation waits for a user message:
+// the model already answered the last one.
+func (r *Runner) NeedsInput() bool {
+	if len(r.msgs) == 0 {
+		return true
+	}
+	last := r.msgs[len(r.msgs)-1]
+	return last.Role == sdk.RoleAssistant && len(last.ToolCalls) == 0
+}
+
+// Send adds a user message (when text is not empty) and runs the loop.
+func (r *Runner) Send(ctx context.Context, text string) (agent.Outcome, error) {
+	if text != "" {
+		if err := r.rec.Record(ctx, agent.EventUserMessage, map[string]any{"text": text}); err != nil {
+			return agent.Outcome{}, err
+		}
+		r.msgs = append(r.msgs, sdk.Message{Role: sdk.RoleUser, Content: text})
+	}
+	var out agent.Outcome
+	r.msgs, out = r.loop.Run(ctx, r.msgs)
+	return out, nil
+}
+
+// Totals returns the session's counters.
+func (r *Runner) Totals() agent.Totals {
+	if r.loop == nil {
+		return agent.Totals{}
+	}
+	return r.loop.Totals()
+}
+
+// End records session.ended and closes the session with status.
+func (r *Runner) End(ctx context.Context, status string) error {
+	if r.session == "" {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx)
+	t := r.Totals()
+	err := r.rec.Record(ctx, "session.ended", map[string]any{"status": status, "turns": t.Turns, "tokens": t.Tokens, "cost_usd": t.CostUSD, "pending_actions": t.Pending})
+	return errors.Join(err, r.store.EndSession(ctx, r.session, status, t.Turns))
+}
+
+// Close stops every plugin and closes the store.
+func (r *Runner) Close() error {
+	r.host.Close()
+	return r.store.Close()
+}
+
+// recorder commits events to the session and then hands them to the sink,
+// one at a time, in sequence order.
+type recorder struct {
+	mu      sync.Mutex
+	store   *session.Store
+	session string
+	sink    func(session.Event)
+}
+
+var _ tools.Recorder = (*recorder)(nil)
+
+func (r *recorder) Record(ctx context.Context, typ string, data any) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ev, err := r.store.Append(ctx, r.session, typ, data)
+	if err != nil {
+		return err
+	}
+	if r.sink != nil {
+		r.sink(ev)
+	}
+	return nil
+}

@@ -1,0 +1,179 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/schema"
+)
+
+// EmitArtifactName is the name of the core's own tool.
+const EmitArtifactName = "emit_artifact"
+
+//go:embed emit_artifact.md
+var emitArtifactDescription string
+
+// artifactKind is one artifact type: its payload schema and the Go value the
+// validated payload is recorded as (defaults filled in, fields in order).
+type artifactKind struct {
+	schema *jsonschema.Schema
+	decode func(payload []byte) (any, error)
+}
+
+// Artifact payloads as recorded in artifact.<type> events.
+type (
+	// NoteArtifact is the payload of artifact.note.
+	NoteArtifact struct {
+		Title string `json:"title"`
+		Body  string `json:"body"`
+	}
+	// DecisionArtifact is the payload of artifact.decision.
+	DecisionArtifact struct {
+		Title     string   `json:"title"`
+		Options   []string `json:"options"`
+		Chosen    string   `json:"chosen"`
+		Rationale string   `json:"rationale"`
+	}
+	// ChecklistArtifact is the payload of artifact.checklist.
+	ChecklistArtifact struct {
+		Title string          `json:"title"`
+		Items []ChecklistItem `json:"items"`
+	}
+	// ChecklistItem is one item of a checklist.
+	ChecklistItem struct {
+		Text string `json:"text"`
+		Done bool   `json:"done"`
+	}
+)
+
+var artifactSchemas = map[string]string{
+	"note": `{"type":"object","additionalProperties":false,"required":["title","body"],
+		"properties":{"title":{"type":"string","minLength":1},"body":{"type":"string"}}}`,
+	"decision": `{"type":"object","additionalProperties":false,"required":["title","options","chosen","rationale"],
+		"properties":{"title":{"type":"string","minLength":1},"options":{"type":"array","minItems":1,"items":{"type":"string"}},
+		"chosen":{"type":"string"},"rationale":{"type":"string"}}}`,
+	"checklist": `{"type":"object","additionalProperties":false,"required":["title","items"],
+		"properties":{"title":{"type":"string","minLength":1},"items":{"type":"array","items":{"type":"object",
+		"additionalProperties":false,"required":["text"],"properties":{"text":{"type":"string","minLength":1},"done":{"type":"boolean"}}}}}}`,
+}
+
+// artifactTypes are the artifact types emit_artifact accepts.
+var artifactTypes = []string{"note", "decision", "checklist"}
+
+var artifactKinds = func() map[string]artifactKind {
+	kinds := map[string]artifactKind{
+		"note":      {decode: decodeAs[NoteArtifact]},
+		"decision":  {decode: decodeDecision},
+		"checklist": {decode: decodeAs[ChecklistArtifact]},
+	}
+	for name, k := range kinds {
+		sch, err := compileSchema("artifact-"+name, []byte(artifactSchemas[name]))
+		if err != nil {
+			panic(err) // the schemas above are constants
+		}
+		k.schema = sch
+		kinds[name] = k
+	}
+	return kinds
+}()
+
+func decodeAs[T any](payload []byte) (any, error) {
+	var v T
+	err := json.Unmarshal(payload, &v)
+	return v, err
+}
+
+func decodeDecision(payload []byte) (any, error) {
+	var d DecisionArtifact
+	if err := json.Unmarshal(payload, &d); err != nil {
+		return nil, err
+	}
+	if !slices.Contains(d.Options, d.Chosen) {
+		return nil, fmt.Errorf("at /chosen: %q is not one of the options", d.Chosen)
+	}
+	return d, nil
+}
+
+var emitArtifactSchema = schema.Object(
+	schema.String("type", "The artifact type.").Enum(artifactTypes...).Required(),
+	schema.AnyObject("payload", "The artifact's content; its fields depend on type.").Required(),
+).JSON()
+
+// EmitArtifact returns the core's emit_artifact tool. It records each valid
+// artifact as an artifact.<type> event through the executor's recorder.
+func EmitArtifact() Tool {
+	return Tool{
+		Spec: sdk.ToolSpec{
+			Name:        EmitArtifactName,
+			Description: strings.TrimSpace(emitArtifactDescription),
+			InputSchema: emitArtifactSchema,
+		},
+		Origin: OriginBuiltin,
+		Source: artifactSource{},
+	}
+}
+
+type artifactSource struct{}
+
+var _ Source = artifactSource{}
+
+func (artifactSource) Execute(ctx context.Context, call sdk.Call, _ sdk.Progress) (sdk.Result, error) {
+	var args struct {
+		Type    string          `json:"type"`
+		Payload json.RawMessage `json:"payload"`
+	}
+	if err := sdk.DecodeArgs(call, &args); err != nil {
+		return sdk.Result{}, err
+	}
+	kind, ok := artifactKinds[args.Type]
+	if !ok {
+		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "%s: unknown artifact type %q; the known types are %s",
+			EmitArtifactName, args.Type, strings.Join(artifactTypes, ", "))
+	}
+	if msg := validateJSON(kind.schema, args.Payload); msg != "" {
+		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "%s: the payload of a %s is invalid: %s", EmitArtifactName, args.Type, msg)
+	}
+	payload, err := kind.decode(args.Payload)
+	if err != nil {
+		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "%s: the payload of a %s is invalid: %v", EmitArtifactName, args.Type, err)
+	}
+	rec := recorderFrom(ctx)
+	if err := rec.Record(context.WithoutCancel(ctx), EventArtifactPrefix+args.Type, payload); err != nil {
+		return sdk.Result{}, sdk.Errorf(sdk.KindInternal, "%s: the %s could not be recorded: %v", EmitArtifactName, args.Type, err)
+	}
+	msg := fmt.Sprintf("Recorded the %s %q.", args.Type, titleOf(payload))
+	return sdk.Result{Content: msg, Presentation: sdk.TextView{Text: msg}}, nil
+}
+
+func titleOf(payload any) string {
+	switch p := payload.(type) {
+	case NoteArtifact:
+		return p.Title
+	case DecisionArtifact:
+		return p.Title
+	case ChecklistArtifact:
+		return p.Title
+	}
+	return ""
+}
+
+type recorderKey struct{}
+
+// withRecorder hands the call's recorder to the core's own tools.
+func withRecorder(ctx context.Context, rec Recorder) context.Context {
+	return context.WithValue(ctx, recorderKey{}, rec)
+}
+
+func recorderFrom(ctx context.Context) Recorder {
+	if rec, ok := ctx.Value(recorderKey{}).(Recorder); ok {
+		return rec
+	}
+	return discard{}
+}

@@ -1,0 +1,227 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-agent/harness/core/catalog"
+	"github.com/harness-agent/harness/core/config"
+	"github.com/harness-agent/harness/core/pluginhost"
+	"github.com/harness-agent/harness/sdk"
+)
+
+// TerminalTool is the built-in tool whose deadline follows the agent's
+// terminal timeouts.
+const TerminalTool = "terminal"
+
+// terminalGrace is added to a command's own timeout, so that the terminal
+// plugin stops the command (and reports its output) before the call's
+// deadline cuts the plugin off.
+const terminalGrace = 10 * time.Second
+
+// Setup is what Build needs: the configuration, the agent that runs and the
+// catalog of the configuration's plugins.
+type Setup struct {
+	Config  *config.Config
+	Agent   *config.Agent
+	Catalog *catalog.Catalog
+	Logger  hclog.Logger
+}
+
+// Build returns a registry holding emit_artifact and every tool of the
+// catalog's tool plugins, and configures the plugins that offer the agent's
+// whitelisted tools (workspace, decoded config block; the built-in terminal
+// gets the agent's terminal timeouts and sandbox). MCP tools are added by
+// the MCP bridge. A whitelisted tool that no plugin offers is an error that
+// says which plugins could not be asked.
+func Build(ctx context.Context, s Setup) (*Registry, error) {
+	log := s.Logger
+	if log == nil {
+		log = hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})
+	}
+	reg := NewRegistry()
+	if err := reg.Add(EmitArtifact()); err != nil {
+		return nil, err
+	}
+	wanted := pluginTools(s.Config, s.Agent.Tools)
+	if len(wanted) == 0 {
+		return reg, nil
+	}
+	// Which plugin offers a tool is known only once the plugins describe
+	// themselves; failures are kept per plugin and reported below if they matter.
+	_ = s.Catalog.Describe(ctx)
+
+	var errs []error
+	owners := map[string]bool{}
+	for _, p := range s.Catalog.Plugins() {
+		if p.Spec.Kind != sdk.KindTool || p.Err != nil {
+			continue
+		}
+		handle, err := s.Catalog.Host().Tool(p.Spec.Name)
+		if err != nil {
+			return nil, err
+		}
+		for _, spec := range p.Info.Tools {
+			t := Tool{Spec: spec, Origin: OriginPlugin, Owner: p.Spec.Name, Source: handle}
+			if p.Spec.Builtin {
+				t.Origin = OriginBuiltin
+			} else if blk := s.Config.Plugin(p.Spec.Name); blk != nil {
+				t.Approval = blk.Approval
+			}
+			if t.Origin == OriginBuiltin && spec.Name == TerminalTool {
+				t.Timeout = terminalTimeout(s.Agent.Permissions)
+			}
+			err := reg.Add(t)
+			switch {
+			case err != nil && slices.Contains(wanted, spec.Name):
+				errs = append(errs, err)
+			case err != nil:
+				log.Warn("tool left out of the registry", "plugin", p.Spec.Name, "tool", spec.Name, "error", err)
+			case slices.Contains(wanted, spec.Name):
+				owners[p.Spec.Name] = true
+			}
+		}
+	}
+	for _, p := range s.Catalog.Plugins() {
+		if !owners[p.Spec.Name] {
+			continue
+		}
+		if err := configure(ctx, s, p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if missing := missingTools(reg, wanted); len(missing) > 0 {
+		errs = append(errs, fmt.Errorf("agent %q: no plugin offers %s%s", s.Agent.Name, strings.Join(missing, ", "), describeFailures(s.Catalog)))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return reg, nil
+}
+
+// pluginTools are the whitelisted tools that a plugin must offer: neither
+// the core's own nor an MCP server's.
+func pluginTools(cfg *config.Config, whitelist []string) []string {
+	var out []string
+	for _, t := range whitelist {
+		if t == EmitArtifactName {
+			continue
+		}
+		if server, _, ok := strings.Cut(t, mcpSeparator); ok && cfg.MCP(server) != nil {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func missingTools(reg *Registry, wanted []string) []string {
+	var missing []string
+	for _, t := range wanted {
+		if _, ok := reg.Tool(t); !ok {
+			missing = append(missing, fmt.Sprintf("%q", t))
+		}
+	}
+	return missing
+}
+
+func describeFailures(cat *catalog.Catalog) string {
+	var b strings.Builder
+	for _, p := range cat.Plugins() {
+		if p.Spec.Kind == sdk.KindTool && p.Err != nil {
+			fmt.Fprintf(&b, "; plugin %q could not be asked: %v", p.Spec.Name, p.Err)
+		}
+	}
+	return b.String()
+}
+
+// configure sends a plugin its workspace and configuration.
+func configure(ctx context.Context, s Setup, p catalog.Plugin) error {
+	raw, err := pluginConfig(s, p)
+	if err != nil {
+		return err
+	}
+	handle, err := s.Catalog.Host().Tool(p.Spec.Name)
+	if err != nil {
+		return err
+	}
+	if err := handle.Configure(ctx, sdk.PluginConfig{Workspace: s.Config.Workspace, Config: raw}); err != nil {
+		return fmt.Errorf("plugin %q refused its configuration: %w", p.Spec.Name, err)
+	}
+	return nil
+}
+
+// pluginConfig is a plugin's configuration as JSON: a third-party plugin's
+// config block decoded against its schema; for the built-in terminal the
+// agent's terminal permissions.
+func pluginConfig(s Setup, p catalog.Plugin) (json.RawMessage, error) {
+	if p.Spec.Builtin {
+		if !slices.ContainsFunc(p.Info.Tools, func(t sdk.ToolSpec) bool { return t.Name == TerminalTool }) {
+			return json.RawMessage("{}"), nil
+		}
+		perm := s.Agent.Permissions
+		return json.Marshal(map[string]any{
+			"timeout_seconds":     perm.TerminalTimeout.Seconds(),
+			"max_timeout_seconds": perm.TerminalMaxTimeout.Seconds(),
+			"sandbox":             perm.Sandbox,
+		})
+	}
+	blk := s.Config.Plugin(p.Spec.Name)
+	if blk == nil || p.Info.ConfigSchema == nil {
+		return json.RawMessage("{}"), nil
+	}
+	raw, diags := config.DecodePluginConfig(blk.Config, p.Info.ConfigSchema)
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("plugin %q: its config block does not fit its schema: %s", p.Spec.Name, diags.Error())
+	}
+	return raw, nil
+}
+
+// terminalTimeout is the deadline of a terminal call: the command's
+// timeout_seconds (capped by terminal_max_timeout) or terminal_timeout,
+// plus a grace period.
+func terminalTimeout(perm config.Permissions) func(json.RawMessage) time.Duration {
+	return func(args json.RawMessage) time.Duration {
+		var a struct {
+			TimeoutSeconds float64 `json:"timeout_seconds"`
+		}
+		d := perm.TerminalTimeout
+		if json.Unmarshal(args, &a) == nil && a.TimeoutSeconds > 0 {
+			secs := math.Min(a.TimeoutSeconds, perm.TerminalMaxTimeout.Seconds())
+			d = time.Duration(secs * float64(time.Second))
+		}
+		if d <= 0 {
+			return 0
+		}
+		return d + terminalGrace
+	}
+}
+
+// PluginHooks subscribes the configuration's hook plugins to the tool
+// phases their blocks name, each call bounded by the block's timeout. The
+// plugins start on first use, within that timeout; warm them with
+// pluginhost.Host.Warm to keep their start out of it.
+func PluginHooks(cfg *config.Config, host *pluginhost.Host) ([]Hook, error) {
+	var hooks []Hook
+	for _, h := range cfg.Hooks {
+		phases := slices.DeleteFunc(slices.Clone(h.Phases), func(p string) bool { return !strings.HasPrefix(p, "tools/") })
+		if len(phases) == 0 {
+			continue
+		}
+		handle, err := host.Hook(h.Name)
+		if err != nil {
+			return nil, err
+		}
+		hooks = append(hooks, PluginHook(h.Name, handle, phases, h.Timeout))
+	}
+	return hooks, nil
+}

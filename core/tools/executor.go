@@ -1,0 +1,359 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-agent/harness/sdk"
+)
+
+// DefaultTimeout is the deadline of a call to a tool that sets none.
+const DefaultTimeout = 60 * time.Second
+
+// Options configure an Executor: one agent in one session.
+type Options struct {
+	Session   string   // for hook events
+	Agent     string   // for hook events
+	Whitelist []string // the agent's tools; "NAME__*" for every tool of MCP server NAME
+	// Approver is the tools/approve phase (core/approval's pipeline). Required.
+	Approver Approver
+	Recorder Recorder // nil drops events
+	Hooks    []Hook
+	Logger   hclog.Logger
+	// OutputCap bounds a result's content (head + tail); default DefaultOutputCap.
+	OutputCap int
+	// RepeatLimit is the count of identical calls from which they are not
+	// executed, StopLimit the count that stops the run; defaults
+	// DefaultRepeatLimit and DefaultStopLimit.
+	RepeatLimit, StopLimit int
+	// DefaultTimeout is the deadline of tools that set none; default DefaultTimeout.
+	DefaultTimeout time.Duration
+}
+
+// Outcome is what the agent loop gets back for one call.
+type Outcome struct {
+	Call     sdk.Call // arguments canonical once they parsed
+	Result   sdk.Result
+	Duration time.Duration
+	// StopRun is non-empty when the run must stop ("repeated_call").
+	StopRun string
+	// Pending says the call awaits a person's approval as ActionID.
+	Pending  bool
+	ActionID string
+	// RecordErr is the first event that could not be recorded: a failure of
+	// the session store, not of the tool.
+	RecordErr error
+}
+
+// Executor runs calls through the phases. It is safe for concurrent use:
+// the calls of one turn may run at once.
+type Executor struct {
+	reg       *Registry
+	whitelist []string
+	opts      Options
+	approver  Approver
+	rec       Recorder
+	hooks     hookSet
+	log       hclog.Logger
+	repeats   repeats
+}
+
+// NewExecutor returns an executor of reg's tools for one agent.
+func NewExecutor(reg *Registry, opts Options) (*Executor, error) {
+	if reg == nil {
+		return nil, errors.New("tools: an executor needs a registry")
+	}
+	if opts.Approver == nil {
+		return nil, errors.New("tools: an executor needs an approver for the tools/approve phase")
+	}
+	if opts.Recorder == nil {
+		opts.Recorder = discard{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})
+	}
+	if opts.OutputCap <= 0 {
+		opts.OutputCap = DefaultOutputCap
+	}
+	if opts.RepeatLimit <= 0 {
+		opts.RepeatLimit = DefaultRepeatLimit
+	}
+	if opts.StopLimit <= 0 {
+		opts.StopLimit = DefaultStopLimit
+	}
+	if opts.DefaultTimeout <= 0 {
+		opts.DefaultTimeout = DefaultTimeout
+	}
+	return &Executor{
+		reg:       reg,
+		whitelist: slices.Clone(opts.Whitelist),
+		opts:      opts,
+		approver:  opts.Approver,
+		rec:       opts.Recorder,
+		hooks:     newHookSet(opts.Hooks),
+		log:       opts.Logger.Named("tools"),
+	}, nil
+}
+
+// Definitions returns the schemas of the agent's tools, for the model.
+func (e *Executor) Definitions() []sdk.ToolDefinition {
+	return e.reg.Definitions(e.whitelist)
+}
+
+// CountPrior counts calls made earlier in the session (a resumed run) for
+// the loop guard, without running them.
+func (e *Executor) CountPrior(calls ...sdk.Call) {
+	for _, c := range calls {
+		if args, _, err := canonical(c.Arguments); err == nil {
+			e.repeats.add(c.Tool, args)
+		}
+	}
+}
+
+// Run runs one call through every phase and records its events.
+func (e *Executor) Run(ctx context.Context, call sdk.Call) Outcome {
+	return e.run(ctx, call, e.rec, "")
+}
+
+// RunApproved runs the call of action actionID, which a person approved
+// after its run ended (`harness actions approve`): every phase but approve,
+// without the loop guard and without a new tool.call event. Events go to
+// rec (nil: the executor's recorder); recording the action's result is the
+// caller's business.
+func (e *Executor) RunApproved(ctx context.Context, call sdk.Call, actionID string, rec Recorder) Outcome {
+	if rec == nil {
+		rec = e.rec
+	}
+	return e.run(ctx, call, rec, actionID)
+}
+
+// callRun is the state of one call.
+type callRun struct {
+	e        *Executor
+	rec      Recorder
+	call     sdk.Call
+	tool     *entry
+	actionID string
+	executed bool
+	stopRun  string
+	pending  bool
+
+	mu        sync.Mutex
+	recordErr error
+}
+
+// run runs a call; approvedAction is the id of an action approved before
+// (RunApproved), "" for a call of the running turn.
+func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approvedAction string) Outcome {
+	start := time.Now()
+	approved := approvedAction != ""
+	c := &callRun{e: e, rec: rec, call: call, actionID: approvedAction}
+	if !approved {
+		c.record(ctx, EventToolCall, CallEvent{CallID: call.ID, Tool: call.Tool, Arguments: argumentsJSON(call.Arguments)})
+	}
+	res, timeout, xctx := c.phases(ctx, approved)
+
+	res = normalize(xctx, call.Tool, res, nil, timeout, e.opts.OutputCap)
+	e.observe(ctx, c.event(PhaseNormalize, &res))
+
+	out := Outcome{Call: c.call, Result: res, Duration: time.Since(start), StopRun: c.stopRun, Pending: c.pending, ActionID: c.actionID}
+	ev := out.ResultEvent()
+	if c.executed && c.actionID != "" && !approved {
+		if err := e.approver.Executed(context.WithoutCancel(ctx), c.actionID, ev); err != nil {
+			c.noteRecordErr(err)
+		}
+	}
+	c.record(ctx, EventToolResult, ev)
+	e.observe(ctx, c.event(PhaseResult, &res))
+	out.RecordErr = c.recordErr
+	return out
+}
+
+// phases runs find to post-execute. It returns the raw result, the call's
+// deadline and the context the source ran under (for normalize to tell a
+// deadline from a cancellation).
+func (c *callRun) phases(ctx context.Context, approved bool) (sdk.Result, time.Duration, context.Context) {
+	e := c.e
+	fail := func(err *sdk.Error) (sdk.Result, time.Duration, context.Context) {
+		return sdk.Result{Err: err}, 0, ctx
+	}
+
+	ent, err := e.find(c.call.Tool)
+	if err != nil {
+		return fail(err)
+	}
+	c.tool = ent
+	e.observe(ctx, c.event(PhaseFind, nil))
+
+	args, value, perr := canonical(c.call.Arguments)
+	if perr != nil {
+		return fail(invalidArgs(c.call.Tool, perr.Error()))
+	}
+	c.call.Arguments = args
+	if !approved {
+		switch n := e.repeats.add(c.call.Tool, args); {
+		case n >= e.opts.StopLimit:
+			c.stopRun = StopRepeatedCall
+			return fail(repeatedCall(c.call.Tool, n, true))
+		case n >= e.opts.RepeatLimit:
+			return fail(repeatedCall(c.call.Tool, n, false))
+		}
+	}
+	if msg := validate(ent.schema, value); msg != "" {
+		return fail(invalidArgs(c.call.Tool, msg))
+	}
+	timeout := e.opts.DefaultTimeout
+	if ent.Timeout != nil {
+		if d := ent.Timeout(args); d > 0 {
+			timeout = d
+		}
+	}
+	e.observe(ctx, c.event(PhasePrepare, nil))
+	if ctx.Err() != nil {
+		return fail(sdk.Errorf(sdk.KindCanceled, "%s: the call was canceled before it ran", c.call.Tool))
+	}
+
+	if d := e.decide(ctx, c.event(PhasePreExecute, nil)); d.Decision == sdk.DecisionDeny {
+		return fail(sdk.Errorf(sdk.KindDenied, "%s: denied by hook %q before it ran: %s. Do not retry this call as it is.",
+			c.call.Tool, d.Hook, orDefault(d.Reason, "no reason given")))
+	}
+
+	if !approved {
+		a := e.approver.Approve(ctx, ApprovalRequest{Call: c.call, Tool: ent.Tool, Hooks: c.approveHooks})
+		c.actionID, c.pending = a.ActionID, a.Pending
+		if !a.Run {
+			if a.Err == nil {
+				a.Err = sdk.Errorf(sdk.KindDenied, "%s: the call was not approved", c.call.Tool)
+			}
+			return fail(a.Err)
+		}
+	}
+
+	e.observe(ctx, c.event(PhaseExecute, nil))
+	xctx, cancel := context.WithTimeout(withRecorder(ctx, c.rec), timeout)
+	defer cancel()
+	res, xerr := execute(xctx, ent.Source, c.call, c.progress(ctx))
+	c.executed = true
+	res = normalize(xctx, c.call.Tool, res, xerr, timeout, 0)
+	e.observe(ctx, c.event(PhasePostExecute, &res))
+	return res, timeout, deadlineOnly(xctx)
+}
+
+// deadlineOnly keeps whether ctx passed its deadline once its cancel
+// function has run.
+func deadlineOnly(ctx context.Context) context.Context {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return ctx
+	}
+	return context.Background()
+}
+
+// execute runs the source, turning a panic of an in-process source into an
+// internal error.
+func execute(ctx context.Context, src Source, call sdk.Call, progress sdk.Progress) (res sdk.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = sdk.Result{}, sdk.Errorf(sdk.KindInternal, "%s panicked: %v", call.Tool, r)
+		}
+	}()
+	return src.Execute(ctx, call, progress)
+}
+
+// find returns the tool if the agent may see it.
+func (e *Executor) find(name string) (*entry, *sdk.Error) {
+	if ent := e.reg.entry(name); ent != nil && e.visible(name) {
+		return ent, nil
+	}
+	avail := e.reg.Visible(e.whitelist)
+	list := "none"
+	if len(avail) > 0 {
+		list = strings.Join(avail, ", ")
+	}
+	return nil, sdk.Errorf(sdk.KindToolNotFound, "there is no tool %q available to you; the tools you can call are: %s", name, list)
+}
+
+func (e *Executor) visible(name string) bool {
+	for _, w := range e.whitelist {
+		if w == name {
+			return true
+		}
+		if server, ok := strings.CutSuffix(w, mcpSeparator+"*"); ok && strings.HasPrefix(name, server+mcpSeparator) {
+			return true
+		}
+	}
+	return false
+}
+
+// approveHooks runs the tools/approve hooks for the pipeline.
+func (c *callRun) approveHooks(ctx context.Context, kind, summary string) HookDecision {
+	ev := c.event(PhaseApprove, nil)
+	ev.ActionKind, ev.Summary = kind, summary
+	return c.e.decide(ctx, ev)
+}
+
+func (c *callRun) progress(ctx context.Context) sdk.Progress {
+	return func(stream, text string) {
+		c.record(ctx, EventToolProgress, ProgressEvent{CallID: c.call.ID, Stream: stream, Text: text})
+	}
+}
+
+// event is the hook event of a phase; res is the result where there is one.
+func (c *callRun) event(phase string, res *sdk.Result) sdk.HookEvent {
+	ev := sdk.HookEvent{
+		Phase: phase, SessionID: c.e.opts.Session, Agent: c.e.opts.Agent,
+		CallID: c.call.ID, Tool: c.call.Tool, Arguments: c.call.Arguments,
+	}
+	if res != nil {
+		ev.Result, ev.ResultErr = res.Content, res.Err
+	}
+	return ev
+}
+
+// record writes an event; a canceled call still gets its events.
+func (c *callRun) record(ctx context.Context, typ string, data any) {
+	if err := c.rec.Record(context.WithoutCancel(ctx), typ, data); err != nil {
+		c.e.log.Error("event not recorded", "type", typ, "call", c.call.ID, "error", err)
+		c.noteRecordErr(fmt.Errorf("record %s of call %s: %w", typ, c.call.ID, err))
+	}
+}
+
+func (c *callRun) noteRecordErr(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.recordErr == nil {
+		c.recordErr = err
+	}
+}
+
+func invalidArgs(tool, msg string) *sdk.Error {
+	return sdk.Errorf(sdk.KindInvalidArgs, "%s: invalid arguments: %s", tool, msg)
+}
+
+// argumentsJSON is the arguments as a JSON value for tool.call: the JSON as
+// sent, or a string when it is not JSON.
+func argumentsJSON(args json.RawMessage) json.RawMessage {
+	if len(args) == 0 {
+		return json.RawMessage("{}")
+	}
+	if json.Valid(args) {
+		return args
+	}
+	s, _ := json.Marshal(string(args))
+	return s
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,356 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/sdk"
+)
+
+func TestPhaseOrder(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var seq []string
+	note := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		seq = append(seq, s)
+	}
+	all := []string{tools.PhaseFind, tools.PhasePrepare, tools.PhasePreExecute, tools.PhaseApprove,
+		tools.PhaseExecute, tools.PhasePostExecute, tools.PhaseNormalize, tools.PhaseResult}
+	trace := tools.Hook{Name: "trace", Phases: all, Handle: func(_ context.Context, ev sdk.HookEvent) (sdk.HookVerdict, error) {
+		note(ev.Phase)
+		return sdk.HookVerdict{}, nil
+	}}
+	src := sourceFunc(func(context.Context, sdk.Call, sdk.Progress) (sdk.Result, error) {
+		note("source")
+		return sdk.Result{Content: "done"}, nil
+	})
+	reg := newRegistry(t, tool("work", src))
+	tests := []struct {
+		name string
+		call sdk.Call
+		want []string
+	}{
+		{"executed", call("c1", "work", `{}`), []string{"tools/find", "tools/prepare", "tools/pre-execute", "tools/approve",
+			"tools/execute", "source", "tools/post-execute", "tools/normalize", "tools/result"}},
+		{"not found", call("c2", "nope", `{}`), []string{"tools/normalize", "tools/result"}},
+		{"invalid", call("c3", "work", `[`), []string{"tools/find", "tools/normalize", "tools/result"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mu.Lock()
+			seq = nil
+			mu.Unlock()
+			ex := newExecutor(t, reg, tools.Options{Hooks: []tools.Hook{trace}, Approver: direct{withHooks: true}})
+			ex.Run(context.Background(), tt.call)
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.Equal(seq, tt.want) {
+				t.Errorf("phases\n got %v\nwant %v", seq, tt.want)
+			}
+		})
+	}
+}
+
+func TestOutputCap(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		content string
+		cap     int
+		want    func(string) string // "" when fine
+	}{
+		{"under the cap", strings.Repeat("x", 100), 1000, func(s string) string {
+			if s != strings.Repeat("x", 100) {
+				return "content changed"
+			}
+			return ""
+		}},
+		{"head and tail", strings.Repeat("a", 60_000) + strings.Repeat("b", 60_000), 32 << 10, func(s string) string {
+			marker := fmt.Sprintf("\n[… %d bytes omitted …]\n", 120_000-(32<<10))
+			head, tail, ok := strings.Cut(s, marker)
+			switch {
+			case !ok:
+				return "no marker " + marker
+			case head != strings.Repeat("a", 16<<10):
+				return fmt.Sprintf("head is %d bytes", len(head))
+			case tail != strings.Repeat("b", 16<<10):
+				return fmt.Sprintf("tail is %d bytes", len(tail))
+			}
+			return ""
+		}},
+		{"rune boundaries", strings.Repeat("é", 1000), 101, func(s string) string {
+			if !strings.Contains(s, "bytes omitted") || !json.Valid([]byte(fmt.Sprintf("%q", s))) || strings.ContainsRune(s, '\uFFFD') {
+				return "cut inside a rune"
+			}
+			head, tail, _ := strings.Cut(s, "\n[…")
+			if !strings.HasPrefix(tail, " 1900 bytes") && !strings.HasPrefix(tail, " 1898 bytes") {
+				return "unexpected count in " + tail[:20] + " head " + head
+			}
+			return ""
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			src := sourceFunc(func(context.Context, sdk.Call, sdk.Progress) (sdk.Result, error) {
+				return sdk.Result{Content: tt.content, Presentation: sdk.TerminalView{Command: "x", Output: tt.content}}, nil
+			})
+			ex := newExecutor(t, newRegistry(t, tool("big", src)), tools.Options{OutputCap: tt.cap})
+			o := ex.Run(context.Background(), call("c", "big", `{}`))
+			if msg := tt.want(o.Result.Content); msg != "" {
+				t.Error("content:", msg)
+			}
+			if msg := tt.want(o.Result.Presentation.(sdk.TerminalView).Output); msg != "" {
+				t.Error("presentation:", msg)
+			}
+		})
+	}
+}
+
+func TestRepeatedCalls(t *testing.T) {
+	t.Parallel()
+	src, runs := counting()
+	ex := newExecutor(t, newRegistry(t, tool("work", src)), tools.Options{})
+	ctx := context.Background()
+	for i := 1; i <= 11; i++ {
+		// Key order and spacing do not make a call different.
+		args := `{"a":1,"b":[1,2]}`
+		if i%2 == 0 {
+			args = `{ "b": [1, 2], "a": 1 }`
+		}
+		o := ex.Run(ctx, call(fmt.Sprint("c", i), "work", args))
+		switch {
+		case i <= 2 && o.Result.Err != nil:
+			t.Fatalf("call %d: %v", i, o.Result.Err)
+		case i >= 3 && errKind(o) != sdk.KindRepeatedCall:
+			t.Fatalf("call %d: kind %q, want repeated_call", i, errKind(o))
+		case i >= 3 && i < 10 && (o.StopRun != "" || !strings.Contains(o.Result.Err.Message, fmt.Sprintf("%d times", i-1))):
+			t.Fatalf("call %d: StopRun %q, message %q", i, o.StopRun, o.Result.Err.Message)
+		case i >= 10 && o.StopRun != tools.StopRepeatedCall:
+			t.Fatalf("call %d: StopRun %q, want repeated_call", i, o.StopRun)
+		}
+	}
+	if runs() != 2 {
+		t.Errorf("executed %d times, want 2", runs())
+	}
+	if o := ex.Run(ctx, call("other", "work", `{"a":2}`)); o.Result.Err != nil {
+		t.Errorf("different arguments are a different call: %v", o.Result.Err)
+	}
+}
+
+func TestRepeatedCallsWithinOneTurn(t *testing.T) {
+	t.Parallel()
+	src, runs := counting()
+	ex := newExecutor(t, newRegistry(t, tool("work", src)), tools.Options{RepeatLimit: 3, StopLimit: 5})
+	var wg sync.WaitGroup
+	outcomes := make([]tools.Outcome, 6)
+	for i := range outcomes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outcomes[i] = ex.Run(context.Background(), call(fmt.Sprint("c", i), "work", `{"q":"same"}`))
+		}()
+	}
+	wg.Wait()
+	var repeated, stops int
+	for _, o := range outcomes {
+		if errKind(o) == sdk.KindRepeatedCall {
+			repeated++
+		}
+		if o.StopRun != "" {
+			stops++
+		}
+	}
+	if runs() != 2 || repeated != 4 || stops != 2 {
+		t.Errorf("executed %d, repeated %d, stops %d; want 2, 4, 2", runs(), repeated, stops)
+	}
+}
+
+func TestCountPrior(t *testing.T) {
+	t.Parallel()
+	src, runs := counting()
+	ex := newExecutor(t, newRegistry(t, tool("work", src)), tools.Options{})
+	ex.CountPrior(call("old1", "work", `{"x":1}`), call("old2", "work", `{"x":1}`))
+	if o := ex.Run(context.Background(), call("new", "work", `{"x":1}`)); errKind(o) != sdk.KindRepeatedCall || runs() != 0 {
+		t.Errorf("a call made twice before the resume should be the 3rd: %+v", o.Result)
+	}
+}
+
+func TestInProcessHooks(t *testing.T) {
+	t.Parallel()
+	verdict := func(d sdk.Decision, err error) tools.HookFunc {
+		return func(context.Context, sdk.HookEvent) (sdk.HookVerdict, error) {
+			return sdk.HookVerdict{Decision: d, Reason: "because"}, err
+		}
+	}
+	slow := func(ctx context.Context, _ sdk.HookEvent) (sdk.HookVerdict, error) {
+		<-ctx.Done()
+		return sdk.HookVerdict{}, ctx.Err()
+	}
+	panics := func(context.Context, sdk.HookEvent) (sdk.HookVerdict, error) { panic("oops") }
+	tests := []struct {
+		name     string
+		hook     tools.Hook
+		wantKind sdk.ErrorKind
+		want     string
+	}{
+		{"pre-execute deny", tools.Hook{Name: "p", Phases: []string{tools.PhasePreExecute}, Handle: verdict(sdk.DecisionDeny, nil)}, sdk.KindDenied, `denied by hook "p" before it ran: because`},
+		{"pre-execute error fails closed", tools.Hook{Name: "p", Phases: []string{tools.PhasePreExecute}, Handle: verdict(sdk.DecisionAllow, errors.New("broken"))}, sdk.KindDenied, "broken"},
+		{"pre-execute timeout fails closed", tools.Hook{Name: "p", Phases: []string{tools.PhasePreExecute}, Timeout: 20 * time.Millisecond, Handle: slow}, sdk.KindDenied, "did not answer within 20ms"},
+		{"pre-execute panic fails closed", tools.Hook{Name: "p", Phases: []string{tools.PhasePreExecute}, Handle: panics}, sdk.KindDenied, "panicked"},
+		{"approve deny", tools.Hook{Name: "a", Phases: []string{tools.PhaseApprove}, Handle: verdict(sdk.DecisionDeny, nil)}, sdk.KindDenied, "because"},
+		{"post-execute error ignored", tools.Hook{Name: "o", Phases: []string{tools.PhasePostExecute, tools.PhaseResult}, Handle: verdict(sdk.DecisionDeny, errors.New("broken"))}, "", ""},
+		{"result timeout ignored", tools.Hook{Name: "o", Phases: []string{tools.PhaseResult}, Timeout: 10 * time.Millisecond, Handle: slow}, "", ""},
+		{"observer panic ignored", tools.Hook{Name: "o", Phases: []string{tools.PhaseFind, tools.PhaseNormalize}, Handle: panics}, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			src, runs := counting()
+			ex := newExecutor(t, newRegistry(t, tool("work", src)), tools.Options{Hooks: []tools.Hook{tt.hook}, Approver: direct{withHooks: true}})
+			o := ex.Run(context.Background(), call("c", "work", `{}`))
+			if errKind(o) != tt.wantKind {
+				t.Fatalf("kind %q, want %q (%+v)", errKind(o), tt.wantKind, o.Result)
+			}
+			if tt.wantKind != "" && (!strings.Contains(o.Result.Err.Message, tt.want) || runs() != 0) {
+				t.Errorf("message %q (want %q), ran %d times", o.Result.Err.Message, tt.want, runs())
+			}
+			if tt.wantKind == "" && runs() != 1 {
+				t.Errorf("ran %d times, want 1", runs())
+			}
+		})
+	}
+}
+
+func TestDeadlineAndCancel(t *testing.T) {
+	t.Parallel()
+	block := sourceFunc(func(ctx context.Context, _ sdk.Call, _ sdk.Progress) (sdk.Result, error) {
+		<-ctx.Done()
+		return sdk.Result{}, ctx.Err()
+	})
+	slow := tool("slow", block)
+	slow.Timeout = func(json.RawMessage) time.Duration { return 30 * time.Millisecond }
+	panicky := tool("panicky", sourceFunc(func(context.Context, sdk.Call, sdk.Progress) (sdk.Result, error) { panic("bad tool") }))
+	weird := tool("weird", sourceFunc(func(context.Context, sdk.Call, sdk.Progress) (sdk.Result, error) {
+		return sdk.Result{Err: &sdk.Error{Kind: "made_up", Message: "odd"}}, nil
+	}))
+	reg := newRegistry(t, slow, tool("block", block), panicky, weird)
+
+	canceled, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(30 * time.Millisecond); cancel() }()
+	tests := []struct {
+		name     string
+		ctx      context.Context
+		tool     string
+		wantKind sdk.ErrorKind
+		want     string
+	}{
+		{"deadline", context.Background(), "slow", sdk.KindTimeout, "slow did not finish within its deadline of 30ms"},
+		{"canceled", canceled, "block", sdk.KindCanceled, ""},
+		{"panic", context.Background(), "panicky", sdk.KindInternal, "panicky panicked: bad tool"},
+		{"unknown kind", context.Background(), "weird", sdk.KindInternal, `odd (error kind "made_up" is unknown)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &memRecorder{}
+			ex := newExecutor(t, reg, tools.Options{Recorder: rec})
+			o := ex.Run(tt.ctx, call("c", tt.tool, `{}`))
+			if errKind(o) != tt.wantKind || !strings.Contains(o.Result.Err.Message, tt.want) {
+				t.Errorf("got %+v, want %s %q", o.Result.Err, tt.wantKind, tt.want)
+			}
+			if len(rec.ofType(tools.EventToolResult)) != 1 {
+				t.Error("a failed or canceled call still records its tool.result")
+			}
+		})
+	}
+}
+
+func TestEvents(t *testing.T) {
+	t.Parallel()
+	src := sourceFunc(func(_ context.Context, _ sdk.Call, progress sdk.Progress) (sdk.Result, error) {
+		progress("stdout", "line 1\n")
+		progress("stderr", "warn\n")
+		return sdk.Result{Content: "exit 0", Presentation: sdk.TerminalView{Command: "make", ExitCode: 0, Output: "line 1\nwarn\n"}}, nil
+	})
+	rec := &memRecorder{}
+	ex := newExecutor(t, newRegistry(t, tool("terminal", src)), tools.Options{Recorder: rec})
+	ex.Run(context.Background(), call("call_1", "terminal", `{"command":"make"}`))
+	ex.Run(context.Background(), call("call_2", "nope", `not json`))
+
+	var types []string
+	for _, e := range rec.events {
+		types = append(types, e.Type)
+	}
+	want := []string{"tool.call", "tool.progress", "tool.progress", "tool.result", "tool.call", "tool.result"}
+	if !slices.Equal(types, want) {
+		t.Fatalf("events %v, want %v", types, want)
+	}
+	check := func(got json.RawMessage, want string) {
+		t.Helper()
+		if string(got) != want {
+			t.Errorf("event\n got %s\nwant %s", got, want)
+		}
+	}
+	check(rec.events[0].Data, `{"call_id":"call_1","tool":"terminal","arguments":{"command":"make"}}`)
+	check(rec.events[1].Data, `{"call_id":"call_1","stream":"stdout","text":"line 1\n"}`)
+	var res tools.ResultEvent
+	if err := json.Unmarshal(rec.events[3].Data, &res); err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK || res.Content != "exit 0" || res.Error != nil ||
+		string(res.Presentation) != `{"kind":"terminal","command":"make","exit_code":0,"output":"line 1\nwarn\n"}` {
+		t.Errorf("tool.result = %s", rec.events[3].Data)
+	}
+	check(rec.events[4].Data, `{"call_id":"call_2","tool":"nope","arguments":"not json"}`)
+	res = tools.ResultEvent{}
+	if err := json.Unmarshal(rec.events[5].Data, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.OK || res.Error == nil || res.Error.Kind != sdk.KindToolNotFound || res.Presentation != nil {
+		t.Errorf("tool.result = %s", rec.events[5].Data)
+	}
+}
+
+func TestMarshalPresentation(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		view sdk.Presentation
+		want string
+	}{
+		{nil, ``},
+		{sdk.TextView{Text: "hi"}, `{"kind":"text","text":"hi"}`},
+		{sdk.DiffView{Path: "a.go", Unified: "@@"}, `{"kind":"diff","path":"a.go","unified":"@@"}`},
+		{sdk.SearchView{Query: "q", Total: 1, Hits: []sdk.SearchHit{{Path: "a", Line: 2, Text: "x"}}}, `{"kind":"search","query":"q","total":1,"hits":[{"path":"a","line":2,"text":"x"}]}`},
+		{sdk.FileView{Path: "a", StartLine: 1, EndLine: 9}, `{"kind":"file","path":"a","start_line":1,"end_line":9}`},
+	}
+	for _, tt := range tests {
+		if got := string(tools.MarshalPresentation(tt.view)); got != tt.want {
+			t.Errorf("got %s, want %s", got, tt.want)
+		}
+	}
+}
+
+type failingRecorder struct{}
+
+func (failingRecorder) Record(context.Context, string, any) error { return errors.New("disk full") }
+
+func TestRecordFailureIsReported(t *testing.T) {
+	t.Parallel()
+	src, _ := counting()
+	ex := newExecutor(t, newRegistry(t, tool("work", src)), tools.Options{Recorder: failingRecorder{}})
+	o := ex.Run(context.Background(), call("c", "work", `{}`))
+	if o.RecordErr == nil || !strings.Contains(o.RecordErr.Error(), "disk full") {
+		t.Errorf("RecordErr = %v", o.RecordErr)
+	}
+}

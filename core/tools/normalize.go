@@ -1,0 +1,101 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/harness-agent/harness/sdk"
+)
+
+// DefaultOutputCap is the largest content a result hands the model.
+const DefaultOutputCap = 32 << 10
+
+// normalize turns what a source returned into a result with a structured
+// error of a known kind, content for the model, and output capped.
+func normalize(ctx context.Context, tool string, res sdk.Result, err error, timeout time.Duration, maxBytes int) sdk.Result {
+	if err != nil && res.Err == nil {
+		res.Err = sdk.AsError(err)
+		if isContextErr(err) {
+			// The source only echoed its context: say what that means.
+			res.Err = &sdk.Error{Kind: sdk.KindCanceled, Message: tool + " was canceled"}
+		}
+	}
+	if res.Err != nil {
+		res.Err = normalizeError(ctx, tool, res.Err, timeout)
+		if res.Content == "" {
+			res.Content = res.Err.Error()
+		}
+	}
+	res.Content = capOutput(res.Content, maxBytes)
+	res.Presentation = capPresentation(res.Presentation, maxBytes)
+	return res
+}
+
+func normalizeError(ctx context.Context, tool string, e *sdk.Error, timeout time.Duration) *sdk.Error {
+	out := *e
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && (out.Kind == sdk.KindCanceled || out.Kind == sdk.KindInternal):
+		out.Kind = sdk.KindTimeout
+		out.Message = fmt.Sprintf("%s did not finish within its deadline of %s and was stopped", tool, timeout)
+	case !knownKinds[out.Kind]:
+		out.Message = fmt.Sprintf("%s (error kind %q is unknown)", out.Message, out.Kind)
+		out.Kind = sdk.KindInternal
+	}
+	if out.Message == "" {
+		out.Message = tool + " failed"
+	}
+	return &out
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+var knownKinds = map[sdk.ErrorKind]bool{
+	sdk.KindAuth: true, sdk.KindBilling: true, sdk.KindInvalidRequest: true, sdk.KindRateLimited: true,
+	sdk.KindProviderUnavailable: true, sdk.KindTimeout: true, sdk.KindTruncated: true,
+	sdk.KindStreamViolation: true, sdk.KindDenied: true, sdk.KindPendingApproval: true,
+	sdk.KindInvalidArgs: true, sdk.KindToolNotFound: true, sdk.KindProcessExit: true,
+	sdk.KindPathEscape: true, sdk.KindRepeatedCall: true, sdk.KindBudgetExceeded: true,
+	sdk.KindCanceled: true, sdk.KindInternal: true,
+}
+
+// capOutput keeps the head and the tail of s, maxBytes of it in all, with a
+// marker line saying how much was cut in between. Cuts fall on rune
+// boundaries.
+func capOutput(s string, maxBytes int) string {
+	if maxBytes <= 0 || len(s) <= maxBytes {
+		return s
+	}
+	head := runeStart(s, maxBytes/2)
+	tail := runeStart(s, len(s)-(maxBytes-head))
+	return fmt.Sprintf("%s\n[… %d bytes omitted …]\n%s", s[:head], tail-head, s[tail:])
+}
+
+// runeStart moves i back to the start of the rune it falls in.
+func runeStart(s string, i int) int {
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
+}
+
+// capPresentation caps the large text of a view the way content is capped,
+// so an event never carries unbounded output.
+func capPresentation(p sdk.Presentation, maxBytes int) sdk.Presentation {
+	switch v := p.(type) {
+	case sdk.TerminalView:
+		v.Output = capOutput(v.Output, maxBytes)
+		return v
+	case sdk.DiffView:
+		v.Unified = capOutput(v.Unified, maxBytes)
+		return v
+	case sdk.TextView:
+		v.Text = capOutput(v.Text, maxBytes)
+		return v
+	}
+	return p
+}

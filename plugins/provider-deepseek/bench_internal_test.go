@@ -1,0 +1,57 @@
+package deepseek
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/harness-agent/harness/plugins/provider-deepseek/sse"
+	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
+)
+
+// BenchmarkDecodePerChunk is the bare comparison for
+// BenchmarkStreamPerChunk: the same body parsed and translated in memory,
+// without HTTP or gRPC.
+func BenchmarkDecodePerChunk(b *testing.B) {
+	raw, err := os.ReadFile(filepath.Join(fakedeepseek.FixturesDir(b), "deepseek", "vercel-deepseek-chat-text-length.2025-12.chunks.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	var body bytes.Buffer
+	for _, l := range lines {
+		body.WriteString("data: " + l + "\n\n")
+	}
+	body.WriteString("data: [DONE]\n\n")
+	b.SetBytes(int64(body.Len()))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		tr := newTranslator(func(sdk.StreamChunk) error { return nil })
+		p := sse.NewParser(bytes.NewReader(body.Bytes()), sse.Options{})
+		for {
+			ev, err := p.Next()
+			if errors.Is(err, io.EOF) {
+				b.Fatal("no [DONE]")
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if isDone(ev.Data) {
+				if err := tr.done(); err != nil {
+					b.Fatal(err)
+				}
+				break
+			}
+			if err := tr.data([]byte(ev.Data)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/chunk")
+}

@@ -1,0 +1,71 @@
+package deepseek
+
+import (
+	"sync"
+	"time"
+)
+
+// watchdog enforces the first-token and idle deadlines of one stream.
+// Only data events reset it: keep-alive comments do not count, so a server
+// that sends nothing but ": keep-alive" still times out.
+type watchdog struct {
+	firstToken, idle time.Duration
+	cancel           func()
+
+	mu      sync.Mutex
+	timer   *time.Timer
+	gotData bool
+	fired   string // which deadline fired: "" while none has
+}
+
+// startWatchdog arms the first-token deadline; cancel aborts the request.
+func startWatchdog(firstToken, idle time.Duration, cancel func()) *watchdog {
+	w := &watchdog{firstToken: firstToken, idle: idle, cancel: cancel}
+	// The lock keeps a timer that fires at once (a tiny deadline, a
+	// descheduled goroutine) from reading w.timer before it is set.
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.timer = time.AfterFunc(firstToken, w.fire)
+	return w
+}
+
+func (w *watchdog) fire() {
+	w.mu.Lock()
+	if w.fired == "" && w.timer != nil {
+		if w.gotData {
+			w.fired = "idle"
+		} else {
+			w.fired = "first token"
+		}
+	}
+	w.mu.Unlock()
+	w.cancel()
+}
+
+// dataEvent records a data event and re-arms the idle deadline. It does
+// nothing once a deadline has fired: the request is being torn down.
+func (w *watchdog) dataEvent() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fired != "" || w.timer == nil {
+		return
+	}
+	w.gotData = true
+	w.timer.Reset(w.idle)
+}
+
+// stop disarms the watchdog.
+func (w *watchdog) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.timer.Stop()
+	w.timer = nil
+}
+
+// firedDeadline returns "first token" or "idle" when a deadline ended the
+// stream, else "".
+func (w *watchdog) firedDeadline() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fired
+}

@@ -1,0 +1,90 @@
+package deepseek
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-agent/harness/sdk"
+)
+
+// New returns the DeepSeek provider. Serve it with sdk.ServeProvider.
+func New() sdk.Provider { return newProvider(sdk.Logger().Named("deepseek")) }
+
+// provider holds the current adapter generation: what one Configure call
+// set up. Streams already running keep the generation they started with.
+type provider struct {
+	logger hclog.Logger
+
+	mu  sync.Mutex
+	gen *generation
+}
+
+// generation is one configuration and the HTTP client built for it.
+type generation struct {
+	cfg    *config
+	client *http.Client
+	redact redactor
+}
+
+func newProvider(logger hclog.Logger) *provider { return &provider{logger: logger} }
+
+// Configure implements sdk.Provider.
+func (p *provider) Configure(_ context.Context, raw json.RawMessage) error {
+	cfg, err := parseConfig(raw)
+	p.mu.Lock()
+	old := p.gen
+	p.gen = nil
+	if err == nil {
+		transport := http.DefaultTransport.(*http.Transport).Clone()
+		p.gen = &generation{cfg: cfg, client: &http.Client{Transport: transport}, redact: redactor{key: cfg.apiKey}}
+	}
+	p.mu.Unlock()
+	if old != nil {
+		old.client.CloseIdleConnections()
+	}
+	if err != nil {
+		return err
+	}
+	p.logger.Debug("configured", "endpoint", cfg.shown, "first_token", cfg.firstToken, "idle", cfg.idle,
+		"require_done", cfg.requireDone, "has_key", cfg.apiKey != "", "headers", len(cfg.headers))
+	return nil
+}
+
+// Models implements sdk.Provider: the built-in metadata of the models this
+// adapter knows.
+func (p *provider) Models(context.Context) ([]sdk.ModelInfo, error) {
+	out := make([]sdk.ModelInfo, len(builtinModels))
+	for i, m := range builtinModels {
+		if m.Pricing != nil {
+			pricing := *m.Pricing
+			m.Pricing = &pricing
+		}
+		out[i] = m
+	}
+	return out, nil
+}
+
+// Stream implements sdk.Provider. Every error it returns is an *sdk.Error
+// whose message has been scrubbed of the API key.
+func (p *provider) Stream(ctx context.Context, req sdk.StreamRequest, emit func(sdk.StreamChunk) error) error {
+	p.mu.Lock()
+	gen := p.gen
+	p.mu.Unlock()
+	if gen == nil {
+		return sdk.Errorf(sdk.KindInvalidRequest, "deepseek: the provider has no valid configuration: Configure it first")
+	}
+	err := (&call{gen: gen, logger: p.logger, req: req, emit: emit}).run(ctx)
+	if err == nil {
+		return nil
+	}
+	e := sdk.AsError(err)
+	out := &sdk.Error{Kind: e.Kind, Message: gen.redact.redact(e.Message), RetryAfter: e.RetryAfter}
+	p.logger.Debug("stream failed", "model", req.Model.ID, "kind", string(out.Kind), "error", out.Message)
+	return out
+}
+
+var _ sdk.Provider = (*provider)(nil)

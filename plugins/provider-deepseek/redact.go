@@ -1,0 +1,46 @@
+package deepseek
+
+import (
+	"regexp"
+	"strings"
+)
+
+// redacted replaces secrets in text.
+const redacted = "[REDACTED]"
+
+var (
+	// skToken matches an API key of the OpenAI/DeepSeek form, also when a
+	// server echoes it masked ("sk-abc…wxyz", "sk-40b7******2f").
+	skToken = regexp.MustCompile(`sk-[A-Za-z0-9_\-*.…]+`)
+	// maskedTail matches a masked echo of a key's tail: DeepSeek's 401 says
+	// "Your api key: ****f00d is invalid".
+	maskedTail = regexp.MustCompile(`(\*{3,}|…|\.{3})[^\s"'\\,;)\[\]{}]+`)
+)
+
+// redactor removes one configured API key, and anything shaped like a key
+// or a masked echo of one, from text that may reach logs, events or errors.
+type redactor struct{ key string }
+
+func (r redactor) redact(s string) string {
+	if r.key != "" {
+		s = strings.ReplaceAll(s, r.key, redacted)
+		// A server may echo a long head or tail of the key on its own.
+		for _, part := range keyParts(r.key) {
+			s = strings.ReplaceAll(s, part, redacted)
+		}
+	}
+	s = skToken.ReplaceAllString(s, "sk-"+redacted)
+	s = maskedTail.ReplaceAllString(s, "${1}"+redacted)
+	return s
+}
+
+// keyParts returns the key's prefixes and suffixes of 8 characters or more
+// (shorter ones are too likely to be ordinary text), longest first.
+func keyParts(key string) []string {
+	const minPart = 8
+	var parts []string
+	for n := len(key) - 1; n >= minPart; n-- {
+		parts = append(parts, key[len(key)-n:], key[:n])
+	}
+	return parts
+}

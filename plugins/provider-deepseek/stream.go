@@ -1,0 +1,182 @@
+package deepseek
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-agent/harness/plugins/provider-deepseek/sse"
+	"github.com/harness-agent/harness/sdk"
+)
+
+// call is one streaming request.
+type call struct {
+	gen    *generation
+	logger hclog.Logger
+	req    sdk.StreamRequest
+	emit   func(sdk.StreamChunk) error
+
+	wd         *watchdog
+	keepAlives int
+}
+
+func (c *call) run(parent context.Context) error {
+	cfg := c.gen.cfg
+	if c.req.Model.ID == "" {
+		return sdk.Errorf(sdk.KindInvalidRequest, "deepseek: the request names no model")
+	}
+	body, err := json.Marshal(buildRequest(c.req))
+	if err != nil {
+		return sdk.Errorf(sdk.KindInvalidRequest, "deepseek: cannot encode the request: %v", err)
+	}
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	c.wd = startWatchdog(cfg.firstToken, cfg.idle, cancel)
+	defer c.wd.stop()
+
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return sdk.Errorf(sdk.KindInvalidRequest, "deepseek: %v", err)
+	}
+	for k, vs := range cfg.headers {
+		hreq.Header[k] = append([]string(nil), vs...)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+	if cfg.apiKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+cfg.apiKey)
+	}
+	c.logger.Debug("request", "endpoint", cfg.shown, "model", c.req.Model.ID, "messages", len(c.req.Messages),
+		"tools", len(c.req.Tools), "thinking", c.req.Thinking, "bytes", len(body))
+	started := time.Now()
+	resp, err := c.gen.client.Do(hreq)
+	if err != nil {
+		return c.failure(parent, err, sdk.KindProviderUnavailable, "sending the request to "+cfg.shown)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return statusError(resp, time.Now())
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+		return jsonInsteadOfStream(resp)
+	}
+	tr := newTranslator(c.emit)
+	err = c.read(parent, resp.Body, tr)
+	if err != nil && tr.usage != nil && sdk.KindOf(err) != sdk.KindCanceled {
+		// Tokens the server reported are billed even though the answer is
+		// void: let the core meter them.
+		_ = c.emit(sdk.StreamChunk{Type: sdk.ChunkUsage, Usage: tr.usage})
+	}
+	c.logger.Debug("stream ended", "model", c.req.Model.ID, "data_events", tr.events, "keep_alives", c.keepAlives,
+		"finish", tr.finish, "duration", time.Since(started), "ok", err == nil)
+	return err
+}
+
+// read runs the SSE loop until [DONE], an error, or the end of the body.
+func (c *call) read(parent context.Context, body io.Reader, tr *translator) error {
+	parser := sse.NewParser(body, sse.Options{
+		MaxEventSize: c.gen.cfg.maxEvent,
+		OnComment: func(string) {
+			c.keepAlives++
+			c.logger.Trace("keep-alive comment", "count", c.keepAlives)
+		},
+	})
+	for {
+		ev, err := parser.Next()
+		if errors.Is(err, io.EOF) {
+			return c.atEOF(parser, tr)
+		}
+		if err != nil {
+			var size *sse.SizeError
+			if errors.As(err, &size) {
+				return sdk.Errorf(sdk.KindStreamViolation, "deepseek: after %d data events: %v; raise max_event_bytes if the server really sends such events", tr.events, err)
+			}
+			return c.failure(parent, err, sdk.KindTruncated, fmt.Sprintf("reading the stream after %d data events", tr.events))
+		}
+		if ev.Data == "" {
+			continue // an empty data event carries nothing, like a keep-alive
+		}
+		c.wd.dataEvent()
+		switch {
+		case ev.Type == "error":
+			return tr.errorEvent(ev.Data)
+		case ev.Type != "message":
+			continue // not a chat completion chunk
+		case isDone(ev.Data):
+			return tr.done()
+		}
+		if err := tr.data([]byte(ev.Data)); err != nil {
+			return err
+		}
+	}
+}
+
+// atEOF decides how a body that ended without a dispatched [DONE] ends.
+// A final block without its blank line still counts when it is
+// "data: [DONE]" (with or without a newline), or a complete JSON chunk.
+func (c *call) atEOF(parser *sse.Parser, tr *translator) error {
+	if tail, ok := parser.Unterminated(); ok && tail.Type == "message" {
+		if isDone(tail.Data) {
+			return tr.done()
+		}
+		if json.Valid([]byte(tail.Data)) {
+			if err := tr.data([]byte(tail.Data)); err != nil {
+				return err
+			}
+		}
+	}
+	if !c.gen.cfg.requireDone && tr.finish != "" {
+		return tr.done()
+	}
+	msg := fmt.Sprintf("deepseek: the stream ended after %d data events without data: [DONE]", tr.events)
+	switch open := tr.openToolCall(); {
+	case tr.finish != "":
+		msg += fmt.Sprintf(" (it had sent finish_reason %q; set require_done = false for servers that never send [DONE])", tr.finish)
+	case open != "":
+		msg += ", in the middle of " + open
+	}
+	return sdk.Errorf(sdk.KindTruncated, "%s", msg)
+}
+
+// failure classifies a transport error: a deadline of ours, the caller's
+// cancellation, or else the given kind.
+func (c *call) failure(parent context.Context, err error, kind sdk.ErrorKind, doing string) error {
+	cfg := c.gen.cfg
+	switch c.wd.firedDeadline() {
+	case "first token":
+		return sdk.Errorf(sdk.KindTimeout, "deepseek: no data within %s of sending the request (timeout_first_token; %d keep-alive comments do not count)", cfg.firstToken, c.keepAlives)
+	case "idle":
+		return sdk.Errorf(sdk.KindTimeout, "deepseek: no data for %s in the middle of the stream (timeout_idle; %d keep-alive comments do not count)", cfg.idle, c.keepAlives)
+	}
+	if parent.Err() != nil {
+		return &sdk.Error{Kind: sdk.KindCanceled, Message: "deepseek: canceled while " + doing}
+	}
+	return sdk.Errorf(kind, "deepseek: %s: %v", doing, err)
+}
+
+// jsonInsteadOfStream handles a 200 answer with a JSON body: an error
+// object some servers send instead of a stream, or a server that ignored
+// stream=true.
+func jsonInsteadOfStream(resp *http.Response) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	var envelope struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &envelope) == nil && len(envelope.Error) > 0 && string(envelope.Error) != "null" {
+		if e, ok := parseAPIError(envelope.Error); ok {
+			return sdk.Errorf(kindForAPIError(e), "deepseek: HTTP %s with an error body: %s", resp.Status, e)
+		}
+	}
+	return sdk.Errorf(sdk.KindStreamViolation, "deepseek: expected a text/event-stream answer, got application/json: %s", excerpt(body))
+}
+
+func isDone(data string) bool { return strings.TrimSpace(data) == "[DONE]" }

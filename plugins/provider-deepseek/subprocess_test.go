@@ -1,0 +1,95 @@
+package deepseek_test
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+
+	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
+)
+
+// startPlugin runs the standalone binary the way a host does: go-plugin
+// with the harness handshake, gRPC only, raised message limits.
+func startPlugin(t *testing.T) *sdk.ProviderClient {
+	t.Helper()
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  sdk.Handshake,
+		VersionedPlugins: sdk.HostPluginSets(),
+		Cmd:              exec.Command(pluginBinary(t)),
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		GRPCDialOptions:  sdk.GRPCDialOptions(),
+		Logger:           hclog.NewNullLogger(),
+	})
+	t.Cleanup(client.Kill)
+	rpc, err := client.Client()
+	if err != nil {
+		t.Fatalf("starting the plugin: %v", err)
+	}
+	raw, err := rpc.Dispense(sdk.KindProvider)
+	if err != nil {
+		t.Fatalf("dispense: %v", err)
+	}
+	return raw.(*sdk.ProviderClient)
+}
+
+// TestSubprocess replays fixtures through the real plugin process.
+func TestSubprocess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts the plugin binary")
+	}
+	t.Parallel()
+	client := startPlugin(t)
+
+	models, err := client.Models(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, m := range models {
+		ids[m.ID] = m.Pricing != nil && m.ContextWindow > 0 && m.MaxOutput > 0 && m.SupportsTools
+	}
+	for _, id := range []string{"deepseek-chat", "deepseek-reasoner", "deepseek-v4-flash", "deepseek-v4-pro"} {
+		if !ids[id] {
+			t.Errorf("model %s missing or without metadata: %+v", id, models)
+		}
+	}
+
+	for _, name := range []string{
+		"vercel-deepseek-v4flash-reasoning-then-toolcall-cachehit.2026-08.chunks.jsonl",
+		"vercel-deepseek-chat-text-length.2025-12.chunks.jsonl",
+		"yven-dashscope-qwen-plus-keepalive-then-usage-only-chunk.sse",
+		"coder-aibridge-openai-gpt41-error-event-mid-stream.sse",
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := fakedeepseek.New(t, fakedeepseek.Fixture(t, fixture(t, name)))
+			got := connect(t, client, srv, "deepseek-v4-flash", nil).stream(t, userRequest("hi"))
+			checkFixture(t, fixtureWants[name], got)
+		})
+	}
+
+	t.Run("401 never shows the key", func(t *testing.T) {
+		srv := fakedeepseek.New(t, fakedeepseek.Scripted(fakedeepseek.Turn{Text: "unreachable"}))
+		srv.RequireKey("sk-another-key-entirely-000000000000")
+		got := connect(t, client, srv, "deepseek-v4-flash", nil).stream(t, userRequest("hi"))
+		wantError(t, got, sdk.KindAuth, "Authentication Fails")
+		if strings.Contains(got.err.Message, testKey[len(testKey)-4:]) || strings.Contains(got.err.Message, testKey) {
+			t.Errorf("the key leaks: %s", got.err.Message)
+		}
+	})
+
+	t.Run("stale handle after reconfiguring", func(t *testing.T) {
+		srv := fakedeepseek.New(t, fakedeepseek.Scripted(fakedeepseek.Turn{Text: "ok"}))
+		p := connect(t, client, srv, "deepseek-v4-flash", nil)
+		cfg, _ := json.Marshal(map[string]any{"api_key": testKey, "base_url": srv.URL})
+		if err := client.Configure(context.Background(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		wantError(t, p.stream(t, userRequest("hi")), sdk.KindStaleHandle, "prepare the call again")
+	})
+}

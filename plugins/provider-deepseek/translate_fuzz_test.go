@@ -1,0 +1,102 @@
+package deepseek
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
+)
+
+// FuzzDecodeChunk feeds arbitrary data payloads (one per line of the
+// input) to the chunk translator and checks that whatever it emits obeys
+// the StreamChunk protocol: blocks open with consecutive indexes, deltas
+// and ends only for open blocks, a tool block always has an id and a name,
+// and a finish comes last with every block closed, or not at all.
+func FuzzDecodeChunk(f *testing.F) {
+	for _, seed := range []string{
+		`{"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}`,
+		`{"choices":[{"index":0,"delta":{"reasoning_content":"r"}}]}` + "\n" + `{"choices":[{"index":0,"delta":{"content":"t"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3}}`,
+		`{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"a","function":{"name":"n","arguments":"{"}}]}}]}` + "\n" + `{"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"arguments":"}"}}]},"finish_reason":"tool_calls"}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"x"}}]}}]}`,
+		`{"choices":[],"usage":{"prompt_tokens":1,"prompt_tokens_details":{"cached_tokens":2}}}`,
+		`{"error":{"message":"m","type":"t","code":1}}`,
+		`{"error":"plain"}`,
+		`null`,
+		`[1,2]`,
+	} {
+		f.Add([]byte(seed))
+	}
+	dir := filepath.Join(fakedeepseek.FixturesDir(f), "deepseek")
+	for _, name := range []string{
+		"vercel-deepseek-v4flash-reasoning-then-toolcall-cachehit.2026-08.chunks.jsonl",
+		"vercel-deepseek-v4flash-thinking-length-live.chunks.jsonl",
+	} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, input []byte) {
+		var chunks []sdk.StreamChunk
+		tr := newTranslator(func(c sdk.StreamChunk) error { chunks = append(chunks, c); return nil })
+		var err error
+		for _, line := range bytes.Split(input, []byte("\n")) {
+			if err = tr.data(line); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = tr.done()
+		}
+		checkProtocol(t, chunks, err)
+	})
+}
+
+func checkProtocol(t *testing.T, chunks []sdk.StreamChunk, err error) {
+	t.Helper()
+	open := map[int]bool{}
+	started := 0
+	finished := false
+	for i, c := range chunks {
+		if finished {
+			t.Fatalf("chunk %d after finish", i)
+		}
+		switch c.Type {
+		case sdk.ChunkBlockStart:
+			if c.Index != started {
+				t.Fatalf("block %d started, want %d", c.Index, started)
+			}
+			if c.Kind == sdk.BlockToolCall && (c.ToolCallID == "" || c.ToolName == "") {
+				t.Fatalf("tool block without id or name: %+v", c)
+			}
+			open[c.Index] = true
+			started++
+		case sdk.ChunkBlockDelta:
+			if !open[c.Index] || c.Text == "" {
+				t.Fatalf("delta for block %d (open %v) text %q", c.Index, open[c.Index], c.Text)
+			}
+		case sdk.ChunkBlockEnd:
+			if !open[c.Index] {
+				t.Fatalf("end of block %d that is not open", c.Index)
+			}
+			delete(open, c.Index)
+		case sdk.ChunkFinish:
+			if len(open) > 0 || c.Reason == "" {
+				t.Fatalf("finish %q with open blocks %v", c.Reason, open)
+			}
+			finished = true
+		default:
+			t.Fatalf("unexpected chunk %+v", c)
+		}
+	}
+	if finished == (err != nil) {
+		t.Fatalf("finished %v with error %v", finished, err)
+	}
+	if err != nil {
+		if kind := sdk.KindOf(err); kind == sdk.KindInternal {
+			t.Fatalf("an untyped error: %v", err)
+		}
+	}
+}

@@ -1,0 +1,236 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/harness-agent/harness/sdk"
+)
+
+// Query describes one search.
+type Query struct {
+	Pattern      string
+	Regex        bool   // false: Pattern is literal text
+	Path         string // sub-folder (or file) relative to the root, "" for the root; must stay inside it
+	Glob         string // doublestar glob on the slash path relative to the root ("**/*.go"); without '/' it matches the base name ("*.go"), like rg -g
+	MaxResults   int    // cap on returned hits, 0 for DefaultMaxResults; Result.Total still counts every matching line
+	ContextLines int    // lines of context before and after each hit, 0..MaxContextLines
+	IgnoreCase   bool
+}
+
+// Hit is one matching line.
+type Hit struct {
+	Path   string // slash-separated, relative to the root
+	Line   int    // 1-based
+	Text   string // the line without its line ending, valid UTF-8, long lines cut (see MaxLineBytes)
+	Before []string
+	After  []string
+}
+
+// Result is the outcome of a search.
+type Result struct {
+	Total     int   // matching lines in all files
+	Files     int   // files with at least one matching line
+	Hits      []Hit // sorted by path (segment by segment) then line; the first MaxResults
+	Truncated bool  // Total > len(Hits)
+}
+
+// Limits of a query.
+const (
+	DefaultMaxResults = 200
+	MaxContextLines   = 10
+)
+
+// Search searches the files under root (or under root/q.Path) for lines
+// matching q. It skips what a developer would not want searched, the way
+// ripgrep does by default; see the package documentation for the rules and
+// the known differences from ripgrep.
+//
+// Errors are *sdk.Error values: KindInvalidArgs for a bad pattern, glob or
+// limit, or a path that does not exist; KindPathEscape for a path that
+// leaves the root. A canceled ctx returns ctx.Err().
+func Search(ctx context.Context, root string, q Query) (Result, error) {
+	if err := checkLimits(&q); err != nil {
+		return Result{}, err
+	}
+	newMatcher, err := compileMatcher(q)
+	if err != nil {
+		return Result{}, err
+	}
+	glob, err := compileGlob(q.Glob)
+	if err != nil {
+		return Result{}, err
+	}
+	root = filepath.Clean(root)
+	start, err := resolveStart(root, q.Path)
+	if err != nil {
+		return Result{}, err
+	}
+	s := &search{
+		ctx:        ctx,
+		rootPrefix: withSeparator(root),
+		glob:       glob,
+		newMatcher: newMatcher,
+		context:    q.ContextLines,
+		coll:       newCollector(q.MaxResults),
+	}
+	if err := s.run(start); err != nil {
+		return Result{}, err
+	}
+	return s.coll.result(), nil
+}
+
+func checkLimits(q *Query) error {
+	switch {
+	case q.MaxResults < 0:
+		return sdk.Errorf(sdk.KindInvalidArgs, "max_results is %d; it must be 0 (default %d) or more", q.MaxResults, DefaultMaxResults)
+	case q.ContextLines < 0 || q.ContextLines > MaxContextLines:
+		return sdk.Errorf(sdk.KindInvalidArgs, "context_lines is %d; it must be between 0 and %d", q.ContextLines, MaxContextLines)
+	case q.MaxResults == 0:
+		q.MaxResults = DefaultMaxResults
+	}
+	return nil
+}
+
+// globFilter selects files by Query.Glob.
+type globFilter struct {
+	pattern  string
+	basename bool // no '/' in the pattern: match the file name only
+}
+
+func compileGlob(glob string) (*globFilter, error) {
+	if glob == "" {
+		return nil, nil
+	}
+	g := &globFilter{pattern: strings.TrimPrefix(glob, "/"), basename: !strings.Contains(glob, "/")}
+	if !doublestar.ValidatePattern(g.pattern) {
+		return nil, sdk.Errorf(sdk.KindInvalidArgs, "glob %q is not a valid pattern (doublestar syntax: *, **, ?, [a-z], {a,b})", glob)
+	}
+	return g, nil
+}
+
+func (g *globFilter) matches(rel, name string) bool {
+	if g.basename {
+		return doublestar.MatchUnvalidated(g.pattern, name)
+	}
+	return doublestar.MatchUnvalidated(g.pattern, rel)
+}
+
+// start is where the walk begins: the root or the folder or file q.Path
+// names, with the ignore files of the folders above it.
+type start struct {
+	rel    string // slash path relative to the root, "" for the root
+	isDir  bool
+	ignore *ignoreFile
+}
+
+// resolveStart validates q.Path and loads the ignore rules that apply to it:
+// .git/info/exclude and the .gitignore files of the root and of every folder
+// on the way down, as ripgrep reads the ignore files of a path's parents.
+func resolveStart(root, path string) (start, error) {
+	info, err := os.Stat(root)
+	if err != nil {
+		return start{}, sdk.Errorf(sdk.KindInvalidArgs, "workspace %s cannot be searched: %v", root, err)
+	}
+	if !info.IsDir() {
+		return start{}, sdk.Errorf(sdk.KindInvalidArgs, "workspace %s is not a folder", root)
+	}
+	rel, err := cleanRel(root, path)
+	if err != nil {
+		return start{}, err
+	}
+	ign := loadIgnore(filepath.Join(root, ".git", "info", "exclude"), nil, "")
+	st := start{rel: rel, isDir: true}
+	if rel != "" {
+		abs := filepath.Join(root, filepath.FromSlash(rel))
+		if err := checkInside(root, abs, path); err != nil {
+			return start{}, err
+		}
+		info, err := os.Stat(abs)
+		if err != nil {
+			return start{}, sdk.Errorf(sdk.KindInvalidArgs, "path %q does not exist in the workspace %s", path, root)
+		}
+		st.isDir = info.IsDir()
+		// The ignore files above the start folder; its own is read by the walk.
+		dir := ""
+		for _, seg := range strings.Split(rel, "/") {
+			ign = loadIgnore(filepath.Join(root, filepath.FromSlash(dir), ".gitignore"), ign, dir)
+			dir += seg + "/"
+		}
+	}
+	st.ignore = ign
+	return st, nil
+}
+
+// cleanRel validates a query path and returns it cleaned and slash-separated.
+func cleanRel(root, path string) (string, error) {
+	if path == "" || path == "." {
+		return "", nil
+	}
+	native := filepath.FromSlash(path)
+	if filepath.IsAbs(native) || strings.HasPrefix(path, "/") || !filepath.IsLocal(native) {
+		return "", sdk.Errorf(sdk.KindPathEscape, "path %q is outside the workspace %s; give a folder relative to it", path, root)
+	}
+	rel := filepath.ToSlash(filepath.Clean(native))
+	for _, seg := range strings.Split(rel, "/") {
+		if alwaysSkipped(seg) {
+			return "", sdk.Errorf(sdk.KindInvalidArgs, "path %q is inside %s, which search never looks into", path, seg)
+		}
+	}
+	return rel, nil
+}
+
+// checkInside refuses a path that leaves the root through a symbolic link.
+func checkInside(root, abs, path string) error {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return sdk.Errorf(sdk.KindInvalidArgs, "workspace %s cannot be searched: %v", root, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return sdk.Errorf(sdk.KindInvalidArgs, "path %q does not exist in the workspace %s", path, root)
+	}
+	if err != nil {
+		return sdk.Errorf(sdk.KindInvalidArgs, "path %q cannot be searched: %v", path, err)
+	}
+	if rel, err := filepath.Rel(realRoot, real); err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return sdk.Errorf(sdk.KindPathEscape, "path %q leads outside the workspace %s through a symbolic link", path, root)
+	}
+	return nil
+}
+
+// loadIgnore reads an ignore file and chains it below parent; a missing or
+// unreadable file leaves the chain as it is.
+func loadIgnore(file string, parent *ignoreFile, base string) *ignoreFile {
+	content, err := os.ReadFile(file)
+	if err != nil {
+		return parent
+	}
+	patterns := parseIgnore(content)
+	if len(patterns) == 0 {
+		return parent
+	}
+	return &ignoreFile{parent: parent, base: base, patterns: patterns}
+}
+
+// alwaysSkipped names the folders no search enters: git's own data and the
+// harness's state.
+func alwaysSkipped(name string) bool {
+	return name == ".git" || name == ".harness"
+}
+
+func withSeparator(dir string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir
+	}
+	return dir + string(filepath.Separator)
+}
+
+func workers() int { return runtime.GOMAXPROCS(0) }

@@ -1,0 +1,101 @@
+package terminal
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/schema"
+)
+
+// Sandbox modes of the plugin config's "sandbox" attribute.
+const (
+	sandboxOff            = "off"
+	sandboxWorkspaceWrite = "workspace-write"
+)
+
+const (
+	defaultTimeoutSeconds    = 120
+	defaultMaxTimeoutSeconds = 600
+)
+
+// configSchema is the JSON Schema of the plugin's HCL config block.
+var configSchema = schema.Object(
+	schema.Number("timeout_seconds", "Timeout of a command that does not ask for one, in seconds.").
+		Min(1).Default(defaultTimeoutSeconds),
+	schema.Number("max_timeout_seconds", "Largest timeout a command may ask for, in seconds; larger requests are clamped.").
+		Min(1).Default(defaultMaxTimeoutSeconds),
+	schema.String("sandbox", `"workspace-write" lets commands write only in the workspace, the temp dir and /dev (Linux Landlock); "off" does not restrict them.`).
+		Enum(sandboxOff, sandboxWorkspaceWrite).Default(sandboxOff),
+).JSON()
+
+// config is the plugin's configuration after Configure.
+type config struct {
+	workspace  string
+	timeout    float64 // seconds
+	maxTimeout float64 // seconds
+	sandbox    string
+}
+
+func defaultConfig() config {
+	return config{timeout: defaultTimeoutSeconds, maxTimeout: defaultMaxTimeoutSeconds, sandbox: sandboxOff}
+}
+
+// parseConfig checks what the host sends. The host validates the block
+// against configSchema already; this guards the plugin used without it.
+func parseConfig(pc sdk.PluginConfig) (config, error) {
+	cfg := defaultConfig()
+	var raw struct {
+		Timeout    *float64 `json:"timeout_seconds"`
+		MaxTimeout *float64 `json:"max_timeout_seconds"`
+		Sandbox    *string  `json:"sandbox"`
+	}
+	if len(bytes.TrimSpace(pc.Config)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(pc.Config))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&raw); err != nil {
+			return config{}, sdk.Errorf(sdk.KindInvalidRequest, "terminal config: %v", err)
+		}
+	}
+	if raw.Timeout != nil {
+		cfg.timeout = *raw.Timeout
+	}
+	if raw.MaxTimeout != nil {
+		cfg.maxTimeout = *raw.MaxTimeout
+	}
+	if raw.Sandbox != nil {
+		cfg.sandbox = *raw.Sandbox
+	}
+	switch {
+	case cfg.timeout <= 0:
+		return config{}, sdk.Errorf(sdk.KindInvalidRequest, "terminal config: timeout_seconds must be positive, not %s", seconds(cfg.timeout))
+	case cfg.maxTimeout <= 0:
+		return config{}, sdk.Errorf(sdk.KindInvalidRequest, "terminal config: max_timeout_seconds must be positive, not %s", seconds(cfg.maxTimeout))
+	case cfg.timeout > cfg.maxTimeout:
+		return config{}, sdk.Errorf(sdk.KindInvalidRequest,
+			"terminal config: timeout_seconds (%s) must not exceed max_timeout_seconds (%s)", seconds(cfg.timeout), seconds(cfg.maxTimeout))
+	case cfg.sandbox != sandboxOff && cfg.sandbox != sandboxWorkspaceWrite:
+		return config{}, sdk.Errorf(sdk.KindInvalidRequest, "terminal config: sandbox must be %q or %q, not %q", sandboxOff, sandboxWorkspaceWrite, cfg.sandbox)
+	}
+
+	if pc.Workspace == "" {
+		return config{}, sdk.Errorf(sdk.KindInvalidRequest, "terminal config: no workspace given")
+	}
+	ws, err := filepath.Abs(pc.Workspace)
+	if err != nil {
+		return config{}, sdk.Errorf(sdk.KindInvalidRequest, "terminal config: workspace %q: %v", pc.Workspace, err)
+	}
+	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+		return config{}, sdk.Errorf(sdk.KindInvalidRequest, "terminal config: workspace %s is not a directory", ws)
+	}
+	cfg.workspace = ws
+	return cfg, nil
+}
+
+// seconds formats a number of seconds the way a person writes it: 2s, 1.5s.
+func seconds(s float64) string {
+	return fmt.Sprintf("%gs", s)
+}

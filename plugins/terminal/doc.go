@@ -1,0 +1,74 @@
+// Package terminal is the terminal tool: it runs a shell command in the
+// workspace and returns the command's output and exit code.
+//
+// # What a call does
+//
+// The command runs as `bash -c COMMAND` (`/bin/sh -c` where bash is
+// missing) in the workspace directory, with stdin on /dev/null, in a
+// process group of its own. Its stdout and stderr are streamed to the host
+// as progress events while it runs (small writes coalesced: a chunk every
+// 50 ms or 32 KiB) and kept for the model as a head and a tail of 16 KiB
+// each, in fixed memory, with a marker line saying how many bytes were
+// left out between them. A non-zero exit is a successful call whose result
+// carries the exit code; a command that outlives its timeout ends the call
+// with kind timeout, and a canceled call with kind canceled, both with the
+// output produced so far.
+//
+// # Processes: nothing outlives the command, the plugin or the host
+//
+// The plugin does not fork the shell itself. It starts a copy of the
+// binary that hosts it, /proc/self/exe with a hidden first argument, as a
+// supervisor (the "helper", see [MaybeRunSandboxHelper]) in a process
+// group of its own; the helper becomes a child subreaper, applies the
+// sandbox to itself if one is configured, and starts the shell in a new
+// process group with a parent-death signal (SIGKILL). The helper tears the
+// command down — SIGTERM to the group and to every process re-parented to
+// it, SIGKILL 500 ms later, repeated until nothing is left — when:
+//
+//   - the shell exits: background jobs (`server &`) and daemons that left
+//     the group with setsid end with the command, so a command whose
+//     grandchildren keep the output pipes open does not hang the call;
+//   - the plugin asks (timeout, cancel): the plugin sends SIGTERM to the
+//     helper and, should the helper not finish, kills it and the group;
+//   - the plugin dies, even by SIGKILL: the helper holds one end of a
+//     socket whose other end only the plugin has, sees end-of-file and
+//     kills everything at once.
+//
+// The plugin is a child subreaper too, so a command's processes whose
+// helper died are re-parented to it, and its shutdown hook
+// ([sdk.OnShutdown]: the host stopped it or died) kills every command in
+// flight and then all of its own children, round after round, until none
+// is left.
+//
+// # Environment
+//
+// A command gets the plugin's environment, which the host already keeps
+// minimal, without anything that looks like a secret or like harness
+// internals: variables whose upper-cased name contains KEY, TOKEN, SECRET,
+// PASSWORD, PASSWD or CREDENTIAL, or starts with HARNESS_ or PLUGIN_
+// (go-plugin's own), and the go-plugin magic cookie.
+//
+// # Sandbox
+//
+// With sandbox = "workspace-write" in the plugin config the helper
+// confines itself, before it starts the shell, with Landlock: the command
+// reads and executes anything but writes (creates, removes, renames,
+// truncates) only beneath the workspace, the temp dir (os.TempDir of the
+// plugin) and /dev. The plugin process itself is never restricted. The
+// sandbox needs Landlock ABI 3 (Linux 6.2) or newer, the first that also
+// governs truncate(2). Where the kernel lacks it the call is refused with
+// kind denied and a message saying so, rather than run unsandboxed: a
+// configuration that asks for a sandbox must never silently lose it.
+// Network access is not restricted.
+//
+// # Hosting the plugin
+//
+// Because the helper is the hosting binary itself, every main that serves
+// this plugin must call [MaybeRunSandboxHelper] first: the standalone
+// cmd/harness-tool-terminal does, and so must the harness binary, which
+// serves built-in plugins with `harness plugin serve terminal`.
+//
+// The package does not decide whether a command may run: approvals,
+// allow and deny lists and the policy on redirections belong to the core.
+// It runs on Linux only; elsewhere it builds and refuses to run commands.
+package terminal

@@ -1,0 +1,26 @@
+package terminal
+
+import "os"
+
+// helperArg is the hidden first argument that turns the binary hosting
+// the plugin into the command supervisor (see MaybeRunSandboxHelper).
+const helperArg = "__harness-terminal-helper"
+
+// MaybeRunSandboxHelper runs the terminal's command supervisor and exits
+// when the process was started as one; otherwise it returns at once.
+//
+// The terminal plugin runs each command through a copy of the binary that
+// hosts it (/proc/self/exe): that supervisor applies the Landlock sandbox
+// to itself before it starts the shell, so the plugin itself is never
+// restricted, and it kills everything the command started when the
+// command ends or when the plugin dies, even by SIGKILL. Every main that
+// serves this plugin — the standalone harness-tool-terminal and the
+// harness binary, which serves built-in plugins — must call
+// MaybeRunSandboxHelper first, before flags are parsed or anything else
+// starts.
+func MaybeRunSandboxHelper() {
+	if len(os.Args) < 2 || os.Args[1] != helperArg {
+		return
+	}
+	os.Exit(runHelper(os.Args[2:]))
+}

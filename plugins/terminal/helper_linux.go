@@ -1,0 +1,235 @@
+package terminal
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The supervisor ("helper") is the plugin's child that owns one command:
+//
+//	plugin ── helper (own process group) ── shell (process group G) ── …
+//
+// It talks to the plugin over a socket on fd 3 (the control socket):
+//
+//	helper → plugin   "started G" | "denied MSG" | "error MSG" | "exit CODE SIGNAL"
+//	plugin → helper   nothing; end of file means the plugin died
+//
+// and tears the command down when the shell exits, when the plugin sends
+// SIGTERM (timeout, cancel), or when the plugin dies. The helper is a child
+// subreaper, so everything the command leaves behind — background jobs,
+// daemons that called setsid — is re-parented to it and cannot hide.
+
+// controlFD is where the plugin puts the control socket (ExtraFiles[0]).
+const controlFD = 3
+
+// killWait bounds how long the helper keeps sending SIGKILL to a command's
+// processes (one in uninterruptible sleep cannot die until it wakes).
+const killWait = 2 * time.Second
+
+// scanEvery paces the helper's look at /proc while it waits for processes
+// to go.
+const scanEvery = 10 * time.Millisecond
+
+type helperOptions struct {
+	grace    time.Duration
+	writable []string // nil: no sandbox
+	argv     []string
+}
+
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+func parseHelperArgs(args []string) (helperOptions, error) {
+	var opts helperOptions
+	fs := flag.NewFlagSet(helperArg, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.DurationVar(&opts.grace, "grace", 500*time.Millisecond, "time between SIGTERM and SIGKILL")
+	fs.Var((*stringList)(&opts.writable), "write", "writable directory (repeatable); sandboxes the command")
+	if err := fs.Parse(args); err != nil {
+		return opts, err
+	}
+	opts.argv = fs.Args()
+	if len(opts.argv) == 0 {
+		return opts, errors.New("no command")
+	}
+	return opts, nil
+}
+
+// helperArgs are the arguments the plugin starts the helper with.
+func helperArgs(grace time.Duration, writable []string, argv []string) []string {
+	args := []string{helperArg, "-grace", grace.String()}
+	for _, d := range writable {
+		args = append(args, "-write", d)
+	}
+	return append(append(args, "--"), argv...)
+}
+
+func runHelper(args []string) int {
+	if _, err := unix.FcntlInt(controlFD, unix.F_GETFD, 0); err != nil {
+		fmt.Fprintf(os.Stderr, "%s is for the terminal plugin's internal use\n", helperArg)
+		return 2
+	}
+	// The shell must not inherit the control socket: it would keep the
+	// plugin from seeing the helper exit.
+	unix.CloseOnExec(controlFD)
+	ctl := os.NewFile(controlFD, "control")
+	report := func(format string, a ...any) {
+		msg := strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " ")
+		_, _ = io.WriteString(ctl, msg+"\n")
+	}
+
+	opts, err := parseHelperArgs(args)
+	if err != nil {
+		report("error helper arguments: %v", err)
+		return 2
+	}
+
+	// Landlock, no_new_privs and the shell's parent-death signal all
+	// belong to the thread that forks the shell: keep this goroutine on
+	// one thread until the helper exits.
+	runtime.LockOSThread()
+
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		report("error become a subreaper: %v", err)
+		return 1
+	}
+	// Caught, not ignored: caught signals reset to default in the shell.
+	stop := make(chan os.Signal, 4)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+
+	if opts.writable != nil {
+		if err := restrictWrites(opts.writable); err != nil {
+			report("denied %v", err)
+			return 126
+		}
+	}
+
+	shell := exec.Command(opts.argv[0], opts.argv[1:]...)
+	shell.Stdin, shell.Stdout, shell.Stderr = os.Stdin, os.Stdout, os.Stderr
+	shell.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := shell.Start(); err != nil {
+		report("error start %s: %v", opts.argv[0], err)
+		return 127
+	}
+	report("started %d", shell.Process.Pid)
+
+	exited := make(chan struct{})
+	go func() {
+		_ = shell.Wait()
+		close(exited)
+	}()
+	lifeline := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, ctl)
+		close(lifeline)
+	}()
+
+	select {
+	case <-exited:
+		teardown(shell.Process.Pid, exited, lifeline, opts.grace)
+	case <-stop:
+		teardown(shell.Process.Pid, exited, lifeline, opts.grace)
+	case <-lifeline:
+		teardown(shell.Process.Pid, exited, lifeline, 0)
+	}
+	select {
+	case <-exited:
+	case <-time.After(killWait):
+		// A shell stuck in uninterruptible sleep: report what was sent.
+		report("exit -1 %d", int(syscall.SIGKILL))
+		return 128 + int(syscall.SIGKILL)
+	}
+
+	ws, _ := shell.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		report("exit -1 %d", int(ws.Signal()))
+		return 128 + int(ws.Signal())
+	}
+	report("exit %d 0", ws.ExitStatus())
+	return ws.ExitStatus()
+}
+
+// teardown ends every process of the command: the members of its process
+// group and whatever was re-parented to the helper. They get SIGTERM and,
+// after grace (at once when grace is 0 or the plugin dies meanwhile),
+// SIGKILL, repeated for processes that show up later (children of killed
+// processes are re-parented to the helper), until none is left.
+func teardown(pgid int, exited, lifeline <-chan struct{}, grace time.Duration) {
+	self := os.Getpid()
+	start := time.Now()
+	sig := syscall.SIGTERM
+	if grace <= 0 {
+		sig = syscall.SIGKILL
+	}
+	termed := map[int]bool{}
+	for round := 0; ; round++ {
+		if isClosed(exited) && nothingLeft(pgid) {
+			return
+		}
+		if sig == syscall.SIGTERM && (time.Since(start) >= grace || isClosed(lifeline)) {
+			sig = syscall.SIGKILL
+		}
+		if round == 0 || sig == syscall.SIGKILL {
+			_ = unix.Kill(-pgid, sig)
+		}
+		// Scanning /proc is the slow part (milliseconds): only here, when
+		// something is left, does the helper look for the stragglers.
+		procs, _ := listProcs()
+		for _, p := range procs {
+			ours := p.ppid == self
+			if p.pid == self || (p.pgid != pgid && !ours) {
+				continue
+			}
+			if p.zombie() {
+				// The shell is reaped by its Wait; the rest by us.
+				if ours && p.pid != pgid {
+					_, _ = unix.Wait4(p.pid, nil, unix.WNOHANG, nil)
+				}
+				continue
+			}
+			if sig == syscall.SIGKILL || !termed[p.pid] {
+				_ = unix.Kill(p.pid, sig)
+				termed[p.pid] = true
+			}
+		}
+		if sig == syscall.SIGKILL && time.Since(start) > grace+killWait {
+			return
+		}
+		time.Sleep(scanEvery)
+	}
+}
+
+// nothingLeft says whether the command's process group is empty and the
+// helper has no children left (the shell has been reaped by then): every
+// process the command started is either in the group or, once its parent
+// died, a child of the helper, its subreaper.
+func nothingLeft(pgid int) bool {
+	if err := unix.Kill(-pgid, 0); !errors.Is(err, unix.ESRCH) {
+		return false
+	}
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return errors.Is(err, unix.ECHILD)
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

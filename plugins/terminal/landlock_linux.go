@@ -1,0 +1,103 @@
+package terminal
+
+import (
+	"fmt"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// minLandlockABI is the oldest Landlock ABI the sandbox accepts: ABI 3
+// (Linux 6.2) is the first that also governs truncate(2); with an older one
+// a sandboxed command could still truncate files outside the workspace.
+const minLandlockABI = 3
+
+// writeAccess are the Landlock rights that change the file system. Only
+// they are handled by the ruleset, so reading and executing stay allowed
+// everywhere and writing is allowed only beneath the rule paths.
+const writeAccess = unix.LANDLOCK_ACCESS_FS_WRITE_FILE |
+	unix.LANDLOCK_ACCESS_FS_REMOVE_DIR |
+	unix.LANDLOCK_ACCESS_FS_REMOVE_FILE |
+	unix.LANDLOCK_ACCESS_FS_MAKE_CHAR |
+	unix.LANDLOCK_ACCESS_FS_MAKE_DIR |
+	unix.LANDLOCK_ACCESS_FS_MAKE_REG |
+	unix.LANDLOCK_ACCESS_FS_MAKE_SOCK |
+	unix.LANDLOCK_ACCESS_FS_MAKE_FIFO |
+	unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+	unix.LANDLOCK_ACCESS_FS_MAKE_SYM |
+	unix.LANDLOCK_ACCESS_FS_REFER | // ABI 2: renames and links across directories
+	unix.LANDLOCK_ACCESS_FS_TRUNCATE // ABI 3
+
+// landlockABI asks the kernel for its Landlock ABI version; 0 means none
+// (not built in, or disabled at boot).
+func landlockABI() int {
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno != 0 {
+		return 0
+	}
+	return int(v)
+}
+
+// kernelLandlockABI is landlockABI; tests replace it to play an older kernel.
+var kernelLandlockABI = landlockABI
+
+// sandboxAvailable says why workspace-write cannot be enforced, or nil.
+func sandboxAvailable() error {
+	switch abi := kernelLandlockABI(); {
+	case abi == 0:
+		return fmt.Errorf("this kernel offers no Landlock (it needs Linux 6.2 or newer with Landlock enabled)")
+	case abi < minLandlockABI:
+		return fmt.Errorf("this kernel offers Landlock ABI %d; the sandbox needs ABI %d (Linux 6.2) or newer", abi, minLandlockABI)
+	}
+	return nil
+}
+
+// rulesetAttr is struct landlock_ruleset_attr up to handled_access_fs, the
+// part every ABI knows; the kernel accepts this shorter size.
+type rulesetAttr struct {
+	handledAccessFS uint64
+}
+
+// restrictWrites confines the calling thread, and every process it forks
+// afterwards, to writing beneath dirs. Landlock domains and no_new_privs
+// belong to a thread: the caller must hold runtime.LockOSThread and fork
+// from the same thread.
+func restrictWrites(dirs []string) error {
+	if err := sandboxAvailable(); err != nil {
+		return err
+	}
+	attr := rulesetAttr{handledAccessFS: writeAccess}
+	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	if errno != 0 {
+		return fmt.Errorf("landlock: create ruleset: %w", errno)
+	}
+	ruleset := int(fd)
+	defer unix.Close(ruleset)
+
+	for _, dir := range dirs {
+		if err := allowWrites(ruleset, dir); err != nil {
+			return err
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("landlock: set no_new_privs: %w", err)
+	}
+	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(ruleset), 0, 0); errno != 0 {
+		return fmt.Errorf("landlock: restrict: %w", errno)
+	}
+	return nil
+}
+
+func allowWrites(ruleset int, dir string) error {
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_CLOEXEC|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return fmt.Errorf("landlock: writable directory %s: %w", dir, err)
+	}
+	defer unix.Close(fd)
+	rule := unix.LandlockPathBeneathAttr{Allowed_access: writeAccess, Parent_fd: int32(fd)}
+	if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(ruleset), unix.LANDLOCK_RULE_PATH_BENEATH,
+		uintptr(unsafe.Pointer(&rule)), 0, 0, 0); errno != 0 {
+		return fmt.Errorf("landlock: allow writes in %s: %w", dir, errno)
+	}
+	return nil
+}

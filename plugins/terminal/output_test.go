@@ -1,0 +1,114 @@
+package terminal
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestCapture(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		writes []string
+		want   string
+	}{
+		{"empty", nil, ""},
+		{"fits", []string{"abc", "def"}, "abcdef"},
+		{"fills head and tail exactly", []string{"0123", "4567"}, "01234567"},
+		{"one byte over", []string{"012345678"}, "0123\n[… 1 bytes omitted …]\n5678"},
+		{"many small writes", strings.Split("abcdefghijklmnopqrstuvwxyz", ""), "abcd\n[… 18 bytes omitted …]\nwxyz"},
+		{"one big write", []string{strings.Repeat("x", 100) + "tail"}, "xxxx\n[… 96 bytes omitted …]\ntail"},
+		{"head ends in a newline", []string{"abc\n", "0123456789"}, "abc\n[… 6 bytes omitted …]\n6789"},
+		{"ring wraps mid-write", []string{"head", "12", "345", "67"}, "head\n[… 3 bytes omitted …]\n4567"},
+		// "é" is two bytes: a cut through it drops the whole character.
+		{"cut through a character at the head", []string{"abcé0123456789"}, "abc\n[… 8 bytes omitted …]\n6789"},
+		{"cut through a character at the tail", []string{"abcd01234é789"}, "abcd\n[… 7 bytes omitted …]\n789"},
+		{"invalid bytes are replaced", []string{"a\xffb"}, "a\uFFFDb"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := newCapture(4, 4)
+			for _, w := range tt.writes {
+				if n, err := c.Write([]byte(w)); n != len(w) || err != nil {
+					t.Fatalf("Write = %d, %v", n, err)
+				}
+			}
+			if got := c.String(); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCaptureKeepsNewestTailAcrossManyWrites(t *testing.T) {
+	t.Parallel()
+	c := newCapture(headCap, tailCap)
+	var all bytes.Buffer
+	for i := range 20_000 {
+		line := fmt.Sprintf("line %d\n", i)
+		all.WriteString(line)
+		_, _ = c.Write([]byte(line))
+	}
+	got := c.String()
+	b := all.Bytes()
+	head, tail := string(b[:headCap]), string(b[len(b)-tailCap:])
+	if !strings.HasSuffix(head, "\n") {
+		head += "\n" // the marker gets a line of its own
+	}
+	want := head + fmt.Sprintf("[… %d bytes omitted …]\n", len(b)-headCap-tailCap) + tail
+	if got != want {
+		t.Errorf("capture differs: got %d bytes, want %d", len(got), len(want))
+	}
+}
+
+func FuzzCapture(f *testing.F) {
+	f.Add([]byte("hello, world"), uint8(3), uint8(4), uint8(5))
+	f.Add([]byte("ééééééééé\xff\xfe"), uint8(1), uint8(3), uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, hcap, tcap, step uint8) {
+		c := newCapture(int(hcap), int(tcap))
+		for rest := data; len(rest) > 0; {
+			n := min(int(step)+1, len(rest))
+			_, _ = c.Write(rest[:n])
+			rest = rest[n:]
+		}
+		got := c.String()
+		if !utf8.ValidString(got) {
+			t.Fatalf("invalid UTF-8: %q", got)
+		}
+		if len(data) <= int(hcap)+int(tcap) {
+			if want := strings.ToValidUTF8(string(data), "\uFFFD"); got != want {
+				t.Fatalf("got %q, want all of it: %q", got, want)
+			}
+			return
+		}
+		if !strings.Contains(got, " bytes omitted …]\n") {
+			t.Fatalf("no omission marker in %q", got)
+		}
+		// Memory and output stay within the caps (plus replacement characters and the marker).
+		if len(got) > 3*(int(hcap)+int(tcap))+64 {
+			t.Fatalf("kept %d bytes for caps %d+%d", len(got), hcap, tcap)
+		}
+	})
+}
+
+func TestIncompleteSuffix(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]int{
+		"":              0,
+		"abc":           0,
+		"é":             0,
+		"\xc3":          1,
+		"a\xe2\x82":     2,
+		"a\xf0\x9f\x98": 3,
+		"\xff":          0,
+		"€":             0,
+	} {
+		if got := incompleteSuffix([]byte(in)); got != want {
+			t.Errorf("incompleteSuffix(%q) = %d, want %d", in, got, want)
+		}
+	}
+}

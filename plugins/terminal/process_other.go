@@ -1,0 +1,25 @@
+//go:build !linux
+
+package terminal
+
+import (
+	"context"
+	"errors"
+	"runtime"
+
+	"github.com/harness-agent/harness/sdk"
+)
+
+// The terminal tool depends on Linux: process groups with parent-death
+// signals, child subreapers and Landlock. Elsewhere it builds, describes
+// itself and refuses to run commands.
+
+func execute(context.Context, runSpec) (outcome, error) {
+	return outcome{}, sdk.Errorf(sdk.KindInternal, "terminal: commands run on Linux only, not on %s", runtime.GOOS)
+}
+
+func sandboxAvailable() error { return errors.New("Landlock exists on Linux only") }
+
+func shutdown() {}
+
+func runHelper([]string) int { return 2 }
