@@ -56,6 +56,7 @@ func (c *cli) rootCommand() *cobra.Command {
 		c.fmtCommand(),
 		c.pluginsCommand(),
 		c.runCommand(),
+		c.sessionsCommand(),
 		c.versionCommand(),
 		c.pluginServeCommand(),
 	)

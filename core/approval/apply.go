@@ -20,8 +20,9 @@ const (
 // approve|deny ID`); id may be a unique prefix. Approving runs the stored
 // call through ex (every phase but approve: ex must be built for the
 // action's agent) and records the result with the action; denying records
-// the decision. Both write action.decided (by user) and a tool.result for
-// the action's call to the action's session, which a resumed run reads.
+// the decision and needs no executor (ex may be nil). Both write
+// action.decided (by user) and a tool.result for the action's call to the
+// action's session, which a resumed run reads.
 func Apply(ctx context.Context, store *session.Store, ex *tools.Executor, id string, approve bool) (tools.Outcome, error) {
 	a, err := store.Action(ctx, id)
 	if err != nil {
@@ -29,6 +30,9 @@ func Apply(ctx context.Context, store *session.Store, ex *tools.Executor, id str
 	}
 	if a.Status != "pending" {
 		return tools.Outcome{}, fmt.Errorf("action %s is %s: only a pending action can be approved or denied", a.ID, a.Status)
+	}
+	if approve && (ex == nil || !ex.Visible(a.Tool)) {
+		return tools.Outcome{}, fmt.Errorf("action %s calls %s, which the agent's configuration no longer offers: it stays pending", a.ID, a.Tool)
 	}
 	rec := tools.SessionRecorder(store, a.Session)
 	call := sdk.Call{ID: a.CallID, Tool: a.Tool, Arguments: a.Arguments}

@@ -101,3 +101,33 @@ func TestApplyRefusesDecidedActions(t *testing.T) {
 		t.Error("an unknown action should be an error")
 	}
 }
+
+func TestApplyNeedsTheTool(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	store := openStore(t, ws)
+	ctx := context.Background()
+	e := newEnv(t, ws, store, envOptions{perm: config.Permissions{Unattended: config.UnattendedDefer}})
+	o := e.ex.Run(ctx, sdk.Call{ID: "c", Tool: "terminal", Arguments: args("command", "make")})
+	empty, err := tools.NewExecutor(tools.NewRegistry(), tools.Options{Approver: nopApprover{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := approval.Apply(ctx, store, empty, o.ActionID, true); err == nil || !strings.Contains(err.Error(), "stays pending") {
+		t.Errorf("Apply without the tool: %v", err)
+	}
+	if a, _ := store.Action(ctx, o.ActionID); a.Status != "pending" {
+		t.Errorf("status %s, want pending", a.Status)
+	}
+	if _, err := approval.Apply(ctx, store, nil, o.ActionID, false); err != nil {
+		t.Errorf("denying needs no executor: %v", err)
+	}
+}
+
+type nopApprover struct{}
+
+func (nopApprover) Approve(context.Context, tools.ApprovalRequest) tools.Approval {
+	return tools.Approval{}
+}
+
+func (nopApprover) Executed(context.Context, string, tools.ResultEvent) error { return nil }

@@ -281,6 +281,12 @@ func (e *Executor) find(name string) (*entry, *sdk.Error) {
 	return nil, sdk.Errorf(sdk.KindToolNotFound, "there is no tool %q available to you; the tools you can call are: %s", name, list)
 }
 
+// Visible reports whether the agent may call the tool: it is registered
+// and whitelisted.
+func (e *Executor) Visible(name string) bool {
+	return e.reg.entry(name) != nil && e.visible(name)
+}
+
 func (e *Executor) visible(name string) bool {
 	for _, w := range e.whitelist {
 		if w == name {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -125,9 +124,8 @@ func reference(input []byte) ([]sse.Event, string) {
 			if !strings.Contains(value, "\x00") {
 				idBuffer = value
 			}
-		case "retry":
-			_, _ = strconv.Atoi(value) // no effect on events
 		}
+		// retry sets the reconnection time, which events do not carry.
 	}
 	return events, lastID
 }

@@ -27,11 +27,13 @@ func readFile(path string, buf []byte, follow bool) ([]byte, error) {
 	for {
 		if len(buf) == cap(buf) {
 			size := int64(0)
-			var st syscall.Stat_t
-			if !sized && syscall.Fstat(fd, &st) == nil {
-				size = st.Size
+			if !sized {
+				var st syscall.Stat_t
+				if syscall.Fstat(fd, &st) == nil {
+					size = st.Size
+				}
+				sized = true
 			}
-			sized = true
 			buf = grow(buf, size)
 		}
 		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])

@@ -20,10 +20,12 @@ func readFile(path string, buf []byte, _ bool) ([]byte, error) {
 	for {
 		if len(buf) == cap(buf) {
 			size := int64(0)
-			if info, err := f.Stat(); !sized && err == nil {
-				size = info.Size()
+			if !sized {
+				if info, err := f.Stat(); err == nil {
+					size = info.Size()
+				}
+				sized = true
 			}
-			sized = true
 			buf = grow(buf, size)
 		}
 		n, err := f.Read(buf[len(buf):cap(buf)])

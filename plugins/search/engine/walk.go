@@ -144,7 +144,7 @@ func (s *search) visible(ign *ignoreFile, rel, name string, isDir bool) bool {
 // skipped.
 func (w *worker) searchFile(rel string, follow bool) {
 	data, err := readFile(w.s.rootPrefix+filepath.FromSlash(rel), w.buf[:0], follow)
-	if cap(data) <= maxKeptBuffer || cap(w.buf) > maxKeptBuffer {
+	if cap(data) <= maxKeptBuffer {
 		w.buf = data[:0]
 	}
 	if err != nil {

@@ -1,7 +1,3 @@
-// Command harness-provider-deepseek is the DeepSeek provider plugin as a
-// standalone executable. The harness binary serves the same provider
-// itself (harness plugin serve provider-deepseek); this program exists for
-// hosts that start plugins by path.
 package main
 
 import (

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/harness-agent/harness/core/approval"
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/core/tools"
+)
+
+func (c *cli) actionsCommand() *cobra.Command {
+	var workspace string
+	cmd := &cobra.Command{
+		Use:   "actions [--workspace DIR] list | approve ID | deny ID",
+		Short: "List actions that await approval, approve (and run) or deny them",
+	}
+	cmd.PersistentFlags().StringVar(&workspace, "workspace", "", "workspace whose store to use (default: the nearest with a .harness folder)")
+	decide := func(approve bool) func(*cobra.Command, []string) error {
+		return func(cmd *cobra.Command, args []string) error {
+			return c.actionsDecide(cmd.Context(), workspace, args[0], approve)
+		}
+	}
+	cmd.AddCommand(
+		&cobra.Command{
+			Use:   "list",
+			Short: "List the actions of every session, oldest first",
+			Args:  usageArgs(cobra.NoArgs),
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				return c.actionsList(cmd.Context(), workspace)
+			},
+		},
+		&cobra.Command{
+			Use:   "approve ID",
+			Short: "Approve a pending action and run it with its session's configuration",
+			Long: "Approves a pending action and runs its tool call through the same tool plugin, with the\n" +
+				"configuration file its session recorded, then records the result in the session.\n" +
+				"`harness run --resume SESSION CONFIG` continues the conversation with it.",
+			Args: usageArgs(cobra.ExactArgs(1)),
+			RunE: decide(true),
+		},
+		&cobra.Command{
+			Use:   "deny ID",
+			Short: "Deny a pending action; the model learns it on resume",
+			Args:  usageArgs(cobra.ExactArgs(1)),
+			RunE:  decide(false),
+		},
+	)
+	return cmd
+}
+
+func (c *cli) actionsList(ctx context.Context, workspace string) error {
+	store, err := openStore(workspace)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	acts, err := store.Actions(contextOrBackground(ctx), "", "")
+	if err != nil {
+		return err
+	}
+	if len(acts) == 0 {
+		fmt.Fprintln(c.stdout, "no actions")
+		return nil
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSESSION\tKIND\tSTATUS\tSUMMARY\tAGE")
+		for _, a := range acts {
+		status := a.Status
+		if a.DecidedBy != "" {
+			status += " (" + a.DecidedBy + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Session, a.Kind, status, clip(a.Summary, 60), age(time.Since(a.CreatedAt)))
+	}
+	return tw.Flush()
+}
+
+// actionsDecide approves or denies a pending action. Approving loads the
+// configuration the action's session recorded and runs the call with the
+// tools of the session's agent.
+func (c *cli) actionsDecide(ctx context.Context, workspace, id string, approve bool) error {
+	ctx = contextOrBackground(ctx)
+	store, err := openStore(workspace)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	a, err := store.Action(ctx, id)
+	if errors.Is(err, session.ErrNotFound) || errors.Is(err, session.ErrAmbiguous) {
+		return exitf(exitUsage, "%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	if a.Status != "pending" {
+		return exitf(exitFailed, "action %s is already %s (by %s: %s)", a.ID, a.Status, a.DecidedBy, a.Rule)
+	}
+	if !approve {
+		if _, err := approval.Apply(ctx, store, nil, a.ID, false); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "denied %s: %s\n", a.ID, a.Summary)
+		c.resumeHint(ctx, store, a.Session)
+		return nil
+	}
+
+	ex, closeTools, err := c.sessionExecutor(ctx, store, a.Session)
+	if err != nil {
+		return err
+	}
+	defer closeTools()
+	out, err := approval.Apply(ctx, store, ex, a.ID, true)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "approved %s: %s\n", a.ID, a.Summary)
+	if out.Result.Content != "" {
+		fmt.Fprintln(c.stdout, strings.TrimRight(out.Result.Content, "\n"))
+	}
+	c.resumeHint(ctx, store, a.Session)
+	if e := out.Result.Err; e != nil {
+		return exitf(exitFailed, "%s failed (%s): %s", a.Tool, e.Kind, e.Message)
+	}
+	return nil
+}
+
+// sessionExecutor builds the tool executor of a session's agent from the
+// configuration file the session recorded. The returned func stops the
+// plugins.
+func (c *cli) sessionExecutor(ctx context.Context, store *session.Store, id string) (*tools.Executor, func(), error) {
+	info, err := store.Session(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if info.ConfigPath == "" {
+		return nil, nil, exitf(exitUsage, "session %s recorded no configuration file, so its actions cannot run", info.ID)
+	}
+	cfg, err := c.loadConfig(info.ConfigPath, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	ag := cfg.Agent(info.Agent)
+	if ag == nil {
+		return nil, nil, exitf(exitUsage, "%s no longer declares agent %q of session %s", info.ConfigPath, info.Agent, info.ID)
+	}
+	cat, host, diags, err := c.openCatalog(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if diags.HasErrors() {
+		host.Close()
+		return nil, nil, c.printDiagnostics(cfg.Files, diags, false)
+	}
+	fail := func(err error) (*tools.Executor, func(), error) {
+		host.Close()
+		return nil, nil, err
+	}
+	reg, err := tools.Build(ctx, tools.Setup{Config: cfg, Agent: ag, Catalog: cat, Logger: c.logger})
+	if err != nil {
+		return fail(err)
+	}
+	hooks, err := tools.PluginHooks(cfg, host)
+	if err != nil {
+		return fail(err)
+	}
+	rec := tools.SessionRecorder(store, info.ID)
+	// Apply skips the approve phase; the pipeline is the executor's
+	// approver all the same, so that every executor is built one way.
+	pipeline, err := approval.New(approval.Options{
+		Store: store, Session: info.ID, Workspace: cfg.Workspace, Permissions: ag.Permissions, Recorder: rec, Logger: c.logger,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	ex, err := tools.NewExecutor(reg, tools.Options{
+		Session: info.ID, Agent: ag.Name, Whitelist: ag.Tools, Approver: pipeline, Recorder: rec, Hooks: hooks, Logger: c.logger,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return ex, host.Close, nil
+}
+
+// resumeHint tells how to continue the session once it has no pending
+// action left.
+func (c *cli) resumeHint(ctx context.Context, store *session.Store, id string) {
+	pending, err := store.Actions(ctx, id, "pending")
+	if err != nil || len(pending) > 0 {
+		return
+	}
+	info, err := store.Session(ctx, id)
+	if err != nil || info.ConfigPath == "" {
+		return
+	}
+	fmt.Fprintf(c.stdout, "continue the session: harness run --resume %s %s\n", info.ID, info.ConfigPath)
+}
+
+func contextOrBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
+}
+
+// clip cuts s to n runes for a table cell.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
