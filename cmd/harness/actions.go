@@ -71,7 +71,7 @@ func (c *cli) actionsList(ctx context.Context, workspace string) error {
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSESSION\tKIND\tSTATUS\tSUMMARY\tAGE")
-		for _, a := range acts {
+	for _, a := range acts {
 		status := a.Status
 		if a.DecidedBy != "" {
 			status += " (" + a.DecidedBy + ")"

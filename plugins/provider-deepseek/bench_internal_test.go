@@ -31,6 +31,7 @@ func BenchmarkDecodePerChunk(b *testing.B) {
 	b.SetBytes(int64(body.Len()))
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := ProcessCPU()
 	for range b.N {
 		tr := newTranslator(func(sdk.StreamChunk) error { return nil })
 		p := sse.NewParser(bytes.NewReader(body.Bytes()), sse.Options{})
@@ -54,4 +55,5 @@ func BenchmarkDecodePerChunk(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/chunk")
+	b.ReportMetric(float64((ProcessCPU()-cpu).Nanoseconds())/float64(b.N*len(lines)), "cpu-ns/chunk")
 }

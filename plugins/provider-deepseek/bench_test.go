@@ -36,6 +36,7 @@ func BenchmarkStreamPerChunk(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := deepseek.ProcessCPU()
 	for range b.N {
 		n := 0
 		err := p.client.Stream(ctx, p.handle, req, func(c sdk.StreamChunk) error {
@@ -50,6 +51,7 @@ func BenchmarkStreamPerChunk(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*events), "ns/chunk")
+	b.ReportMetric(float64((deepseek.ProcessCPU()-cpu).Nanoseconds())/float64(b.N*events), "cpu-ns/chunk")
 }
 
 // BenchmarkHTTPOnly is the transport alone: the same body read from the
@@ -62,6 +64,7 @@ func BenchmarkHTTPOnly(b *testing.B) {
 	client := &http.Client{}
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := deepseek.ProcessCPU()
 	for range b.N {
 		resp, err := client.Post(srv.URL+"/chat/completions", "application/json", strings.NewReader(`{"model":"deepseek-chat","messages":[]}`))
 		if err != nil {
@@ -71,5 +74,6 @@ func BenchmarkHTTPOnly(b *testing.B) {
 		resp.Body.Close()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*events), "ns/chunk")
+	b.ReportMetric(float64((deepseek.ProcessCPU()-cpu).Nanoseconds())/float64(b.N*events), "cpu-ns/chunk")
 	client.CloseIdleConnections()
 }

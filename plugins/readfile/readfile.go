@@ -165,7 +165,7 @@ func openText(fsys workspace.FS, name string) (*textFile, error) {
 	}
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, err := br.Peek(sniffLen)
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+	if err != nil && !errors.Is(err, io.EOF) {
 		f.Close()
 		return nil, workspace.Explain(toolName, fsys, name, err)
 	}

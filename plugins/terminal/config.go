@@ -28,7 +28,7 @@ var configSchema = schema.Object(
 		Min(1).Default(defaultTimeoutSeconds),
 	schema.Number("max_timeout_seconds", "Largest timeout a command may ask for, in seconds; larger requests are clamped.").
 		Min(1).Default(defaultMaxTimeoutSeconds),
-	schema.String("sandbox", `"workspace-write" lets commands write only in the workspace, the temp dir and /dev (Linux Landlock); "off" does not restrict them.`).
+	schema.String("sandbox", `"workspace-write" lets commands write only in the workspace, the temp dir and to devices such as /dev/null (Linux Landlock); "off" does not restrict them.`).
 		Enum(sandboxOff, sandboxWorkspaceWrite).Default(sandboxOff),
 ).JSON()
 

@@ -53,8 +53,11 @@
 // With sandbox = "workspace-write" in the plugin config the helper
 // confines itself, before it starts the shell, with Landlock: the command
 // reads and executes anything but writes (creates, removes, renames,
-// truncates) only beneath the workspace, the temp dir (os.TempDir of the
-// plugin) and /dev. The plugin process itself is never restricted. The
+// truncates) only beneath the workspace and the temp dir (os.TempDir of
+// the plugin), and to the everyday devices: /dev/null, zero, full, random,
+// urandom, tty, ptmx, pts/ and shm/ — not to the rest of /dev, where the
+// disks are. Output to the pipes the plugin reads is not a path and stays
+// allowed. The plugin process itself is never restricted. The
 // sandbox needs Landlock ABI 3 (Linux 6.2) or newer, the first that also
 // governs truncate(2). Where the kernel lacks it the call is refused with
 // kind denied and a message saying so, rather than run unsandboxed: a
@@ -66,7 +69,9 @@
 // Because the helper is the hosting binary itself, every main that serves
 // this plugin must call [MaybeRunSandboxHelper] first: the standalone
 // cmd/harness-tool-terminal does, and so must the harness binary, which
-// serves built-in plugins with `harness plugin serve terminal`.
+// serves built-in plugins with `harness plugin serve terminal`. A binary
+// whose main did not call it gets an internal error from every call
+// instead of re-executing itself.
 //
 // The package does not decide whether a command may run: approvals,
 // allow and deny lists and the policy on redirections belong to the core.

@@ -1,10 +1,19 @@
 package terminal
 
-import "os"
+import (
+	"os"
+	"sync/atomic"
+)
 
 // helperArg is the hidden first argument that turns the binary hosting
 // the plugin into the command supervisor (see MaybeRunSandboxHelper).
 const helperArg = "__harness-terminal-helper"
+
+// helperReady records that main called MaybeRunSandboxHelper. The helper
+// is a copy of this binary: without the call, the copy would run main
+// again (for a plugin binary: serve another plugin, or worse) instead of
+// the command, so the tool refuses to run commands until it was made.
+var helperReady atomic.Bool
 
 // MaybeRunSandboxHelper runs the terminal's command supervisor and exits
 // when the process was started as one; otherwise it returns at once.
@@ -20,6 +29,7 @@ const helperArg = "__harness-terminal-helper"
 // starts.
 func MaybeRunSandboxHelper() {
 	if len(os.Args) < 2 || os.Args[1] != helperArg {
+		helperReady.Store(true)
 		return
 	}
 	os.Exit(runHelper(os.Args[2:]))

@@ -43,7 +43,7 @@ const scanEvery = 10 * time.Millisecond
 
 type helperOptions struct {
 	grace    time.Duration
-	writable []string // nil: no sandbox
+	writable []string // where the command may write; nil: no sandbox
 	argv     []string
 }
 
@@ -57,7 +57,7 @@ func parseHelperArgs(args []string) (helperOptions, error) {
 	fs := flag.NewFlagSet(helperArg, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.DurationVar(&opts.grace, "grace", 500*time.Millisecond, "time between SIGTERM and SIGKILL")
-	fs.Var((*stringList)(&opts.writable), "write", "writable directory (repeatable); sandboxes the command")
+	fs.Var((*stringList)(&opts.writable), "write", "writable directory or file (repeatable); sandboxes the command")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}

@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"fmt"
+	"os"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -27,6 +28,30 @@ const writeAccess = unix.LANDLOCK_ACCESS_FS_WRITE_FILE |
 	unix.LANDLOCK_ACCESS_FS_MAKE_SYM |
 	unix.LANDLOCK_ACCESS_FS_REFER | // ABI 2: renames and links across directories
 	unix.LANDLOCK_ACCESS_FS_TRUNCATE // ABI 3
+
+// fileWriteAccess are the rights of writeAccess that apply to a file (the
+// others are about directory entries).
+const fileWriteAccess = unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE
+
+// devWritable are the device files and directories under /dev that
+// programs write to as a matter of course. Not all of /dev: a sandboxed
+// command must not write to a disk device.
+var devWritable = []string{
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx",
+	"/dev/pts", "/dev/shm",
+}
+
+// sandboxWritable lists where a sandboxed command may write: the
+// workspace, the temp dir and the usual devices (those that exist here).
+func sandboxWritable(workspace string) []string {
+	paths := []string{workspace, os.TempDir()}
+	for _, p := range devWritable {
+		if _, err := os.Stat(p); err == nil {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
 
 // landlockABI asks the kernel for its Landlock ABI version; 0 means none
 // (not built in, or disabled at boot).
@@ -59,10 +84,10 @@ type rulesetAttr struct {
 }
 
 // restrictWrites confines the calling thread, and every process it forks
-// afterwards, to writing beneath dirs. Landlock domains and no_new_privs
-// belong to a thread: the caller must hold runtime.LockOSThread and fork
-// from the same thread.
-func restrictWrites(dirs []string) error {
+// afterwards, to writing beneath paths (directories) or to paths (files).
+// Landlock domains and no_new_privs belong to a thread: the caller must
+// hold runtime.LockOSThread and fork from the same thread.
+func restrictWrites(paths []string) error {
 	if err := sandboxAvailable(); err != nil {
 		return err
 	}
@@ -74,8 +99,8 @@ func restrictWrites(dirs []string) error {
 	ruleset := int(fd)
 	defer unix.Close(ruleset)
 
-	for _, dir := range dirs {
-		if err := allowWrites(ruleset, dir); err != nil {
+	for _, p := range paths {
+		if err := allowWrites(ruleset, p); err != nil {
 			return err
 		}
 	}
@@ -88,16 +113,24 @@ func restrictWrites(dirs []string) error {
 	return nil
 }
 
-func allowWrites(ruleset int, dir string) error {
-	fd, err := unix.Open(dir, unix.O_PATH|unix.O_CLOEXEC|unix.O_DIRECTORY, 0)
+func allowWrites(ruleset int, path string) error {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("landlock: writable directory %s: %w", dir, err)
+		return fmt.Errorf("landlock: writable path %s: %w", path, err)
 	}
 	defer unix.Close(fd)
-	rule := unix.LandlockPathBeneathAttr{Allowed_access: writeAccess, Parent_fd: int32(fd)}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("landlock: writable path %s: %w", path, err)
+	}
+	access := uint64(writeAccess)
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		access = fileWriteAccess
+	}
+	rule := unix.LandlockPathBeneathAttr{Allowed_access: access, Parent_fd: int32(fd)}
 	if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(ruleset), unix.LANDLOCK_RULE_PATH_BENEATH,
 		uintptr(unsafe.Pointer(&rule)), 0, 0, 0); errno != 0 {
-		return fmt.Errorf("landlock: allow writes in %s: %w", dir, errno)
+		return fmt.Errorf("landlock: allow writes to %s: %w", path, errno)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"golang.org/x/sys/unix"
 
 	"github.com/harness-agent/harness/sdk"
 )
@@ -127,37 +128,46 @@ func TestPluginBinarySandbox(t *testing.T) {
 	}
 }
 
-func TestPluginKilledTakesItsCommandsAlong(t *testing.T) {
+// TestPluginEndTakesItsCommandsAlong stops the plugin while a command with
+// background grandchildren runs, one of which left the process group:
+// SIGTERM is the host stopping it (the shutdown hook runs), SIGKILL leaves
+// the plugin no say (the helpers see their control socket close).
+func TestPluginEndTakesItsCommandsAlong(t *testing.T) {
 	t.Parallel()
-	tc, client := startPlugin(t)
-	configure(t, tc, t.TempDir(), `{}`)
-	marker := sleepMarker()
-	rec := newRecorder()
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run(unix.SignalName(sig), func(t *testing.T) {
+			t.Parallel()
+			tc, client := startPlugin(t)
+			configure(t, tc, t.TempDir(), `{}`)
+			marker := sleepMarker()
+			rec := newRecorder()
+			answered := make(chan error, 1)
+			go func() {
+				res, err := tc.Execute(context.Background(), call(spawnSleepers(marker, "", "setsid ")+"; sleep "+marker, 60), rec.progress)
+				if err == nil && res.Err != nil {
+					err = res.Err // the plugin had time to answer
+				}
+				answered <- err
+			}()
+			rec.waitOutput(t, "started")
+			if n := len(sleepers(marker)); n < 2 {
+				t.Fatalf("%d sleepers running, want at least the 2 in the background", n)
+			}
 
-	type answer struct {
-		res sdk.Result
-		err error
+			if err := syscall.Kill(client.ReattachConfig().Pid, sig); err != nil {
+				t.Fatalf("signal the plugin: %v", err)
+			}
+			switch err := <-answered; {
+			case err == nil:
+				t.Error("the call to a stopped plugin succeeded")
+			case sdk.KindOf(err) == sdk.KindCanceled:
+				t.Logf("answered: %v", err)
+			}
+			waitFor(t, 10*time.Second, "the command's processes to end with the plugin", func() bool {
+				return len(withMarker(marker)) == 0
+			})
+		})
 	}
-	answered := make(chan answer, 1)
-	go func() {
-		res, err := tc.Execute(context.Background(), call(spawnSleepers(marker, "", "setsid ")+"; sleep "+marker, 60), rec.progress)
-		answered <- answer{res, err}
-	}()
-	rec.waitOutput(t, "started")
-	if n := len(sleepers(marker)); n < 2 {
-		t.Fatalf("%d sleepers running, want 2 or more", n)
-	}
-
-	pid := client.ReattachConfig().Pid
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatalf("kill the plugin: %v", err)
-	}
-	if a := <-answered; a.err == nil {
-		t.Errorf("the call to a killed plugin succeeded: %+v", a.res)
-	}
-	waitFor(t, 10*time.Second, "the command's processes to die with the plugin", func() bool {
-		return len(withMarker(marker)) == 0
-	})
 }
 
 // BenchmarkCommand measures one call of `true` through the real plugin

@@ -66,6 +66,7 @@ type process struct {
 	startOnce sync.Once
 	mu        sync.Mutex
 	status    helperStatus
+	shutdown  bool // the plugin's shutdown killed the command
 }
 
 // helperStatus is what the helper reported on the control socket.
@@ -138,7 +139,12 @@ wait:
 
 	out := outcome{output: outs.finish(), stopped: stopped, deadline: deadline}
 	st := p.result()
+	p.mu.Lock()
+	shutdown := p.shutdown
+	p.mu.Unlock()
 	switch {
+	case shutdown:
+		return out, sdk.Errorf(sdk.KindCanceled, "terminal: the plugin is shutting down; the command and every process it started were killed")
 	case st.denied != "":
 		return out, sdk.Errorf(sdk.KindDenied, "terminal: the sandbox could not be set up, so the command did not run: %s", st.denied)
 	case st.failure != "":
@@ -150,9 +156,7 @@ wait:
 			out.exitCode, out.signal = 128+int(st.signal), unix.SignalName(st.signal)
 		}
 	case st.pgid == 0:
-		return out, sdk.Errorf(sdk.KindInternal,
-			"terminal: the command helper did not start (%v); the binary serving the terminal plugin must call terminal.MaybeRunSandboxHelper at the top of main",
-			p.cmd.ProcessState)
+		return out, sdk.Errorf(sdk.KindInternal, "terminal: the command helper ended before it started the shell (%v)", p.cmd.ProcessState)
 	default:
 		return out, sdk.Errorf(sdk.KindInternal, "terminal: the command helper died (%v); the command's processes were killed", p.cmd.ProcessState)
 	}
@@ -324,6 +328,9 @@ func shutdown() {
 	}
 	running.Unlock()
 	for _, p := range procs {
+		p.mu.Lock()
+		p.shutdown = true
+		p.mu.Unlock()
 		p.kill()
 	}
 	killChildren(killWait)

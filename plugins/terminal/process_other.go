@@ -20,6 +20,8 @@ func execute(context.Context, runSpec) (outcome, error) {
 
 func sandboxAvailable() error { return errors.New("Landlock exists on Linux only") }
 
+func sandboxWritable(string) []string { return nil }
+
 func shutdown() {}
 
 func runHelper([]string) int { return 2 }

@@ -103,6 +103,11 @@ func (t *terminal) run(ctx context.Context, call sdk.Call, progress sdk.Progress
 	if strings.TrimSpace(args.Command) == "" {
 		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "terminal: command is empty")
 	}
+	if !helperReady.Load() {
+		return sdk.Result{}, sdk.Errorf(sdk.KindInternal,
+			"terminal: cannot run commands: the main function of this binary does not call terminal.MaybeRunSandboxHelper first, "+
+				"and the terminal tool runs each command through a copy of its binary")
+	}
 	cfg, ok := t.config()
 	if !ok {
 		return sdk.Result{}, sdk.Errorf(sdk.KindInternal, "terminal: the plugin was not configured: the host must send the workspace before the first call")
@@ -136,7 +141,7 @@ func (t *terminal) run(ctx context.Context, call sdk.Call, progress sdk.Progress
 				`terminal: sandbox = "workspace-write" is configured but cannot be enforced: %v. The command did not run; `+
 					`set sandbox = "off" in the terminal plugin's config to run commands unsandboxed`, err)
 		}
-		spec.writable = []string{cfg.workspace, os.TempDir(), "/dev"}
+		spec.writable = sandboxWritable(cfg.workspace)
 	}
 	out, err := execute(ctx, spec)
 	return result(args.Command, out, err, timeout, notes), nil

@@ -375,11 +375,16 @@ func TestSandboxInProcess(t *testing.T) {
 	outside := outsideDir(t)
 	client, ws := connect(t, `{"sandbox": "workspace-write"}`)
 	target := filepath.Join(outside, "x")
-	res := run(t, client, call(fmt.Sprintf("touch ok && touch %s/tmp-ok && echo inside; touch %s", os.TempDir(), target), 0), nil)
-	if res.Err != nil || !strings.Contains(res.Content, "inside\n") || !strings.Contains(res.Content, "Permission denied") {
-		t.Fatalf("content %q err %v: want writes inside to work and the write outside refused", res.Content, res.Err)
+	device := "/dev/terminal-sandbox-test-" + sleepMarker()
+	t.Cleanup(func() { os.Remove(device) })
+	tmpFile := filepath.Join(os.TempDir(), "terminal-sandbox-test-"+sleepMarker())
+	t.Cleanup(func() { os.Remove(tmpFile) })
+	res := run(t, client, call(fmt.Sprintf("touch ok && touch %s && echo x >/dev/null && echo inside; touch %s; touch %s", tmpFile, target, device), 0), nil)
+	if res.Err != nil || !strings.Contains(res.Content, "inside\n") ||
+		!strings.Contains(res.Content, "cannot touch '"+target+"': Permission denied") ||
+		!strings.Contains(res.Content, "cannot touch '"+device+"': Permission denied") {
+		t.Fatalf("content %q err %v: want writes inside to work and those outside refused", res.Content, res.Err)
 	}
-	os.Remove(filepath.Join(os.TempDir(), "tmp-ok"))
 	if _, err := os.Stat(filepath.Join(ws, "ok")); err != nil {
 		t.Errorf("the write in the workspace did not happen: %v", err)
 	}

@@ -15,10 +15,14 @@
 // relies on, and [Explain], which turns file system errors into messages a
 // model can act on.
 //
-// Absolute paths are accepted when they lie inside the workspace (models
-// often echo the absolute paths a terminal printed) and are made relative;
-// absolute symbolic links are followed the same way. Symbolic links that
-// stay inside are allowed.
+// Decisions: absolute paths are accepted when they lie inside the
+// workspace (models echo the absolute paths a terminal printed) and are
+// made relative; absolute symbolic links that point inside are followed
+// the same way (os.Root alone refuses every absolute link). Symbolic links
+// that stay inside are allowed; a dangling one is followed to where its
+// target would be, so a write through it creates the target, and only
+// inside. ".." is applied lexically before links are followed, as os.Root
+// does: "link/../a" is "a" whatever link points to.
 //
 // It does not own policy: which paths may be written without approval
 // (permissions.write) is the core's decision, taken before a call reaches

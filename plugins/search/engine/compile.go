@@ -36,9 +36,17 @@ func compileMatcher(q Query) (func() lineMatcher, error) {
 	if hasNewline(tree) {
 		return nil, newlineError(q.Pattern)
 	}
-	if tree.Op == syntax.OpLiteral && tree.Flags&syntax.FoldCase == 0 {
-		// A regexp without metacharacters is a literal: take the fast path.
-		return literalConstructor(literalPiece(tree).text)
+	if tree.Op == syntax.OpLiteral {
+		// A regexp without metacharacters is a literal: take a fast path
+		// without the regexp.
+		if p := literalPiece(tree); !p.fold {
+			return literalConstructor(p.text)
+		} else if newCaselessLiteralFinder(p.text) != nil {
+			return func() lineMatcher {
+				f := newCaselessLiteralFinder(p.text)
+				return &literalMatcher{find: f, index: f.index}
+			}, nil
+		}
 	}
 	pieces := requiredPieces(tree)
 	return func() lineMatcher {
@@ -52,10 +60,12 @@ func literalConstructor(needle []byte) (func() lineMatcher, error) {
 		return nil, newlineError(string(needle))
 	case len(needle) == 0:
 		return func() lineMatcher { return everyLine{} }, nil
-	case len(needle) == 1:
-		return func() lineMatcher { return &literalMatcher{needle: needle, find: byteFinder{b: needle[0]}} }, nil
 	}
-	return func() lineMatcher { return &literalMatcher{needle: needle, find: newLiteralFinder(needle)} }, nil
+	index := func(line []byte) int { return bytes.Index(line, needle) }
+	if len(needle) == 1 {
+		return func() lineMatcher { return &literalMatcher{find: byteFinder{b: needle[0]}, index: index} }, nil
+	}
+	return func() lineMatcher { return &literalMatcher{find: newLiteralFinder(needle), index: index} }, nil
 }
 
 func newlineError(pattern string) error {

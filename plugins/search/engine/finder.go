@@ -154,6 +154,77 @@ func (f *caselessFinder) next(data []byte, from int) int {
 	return i
 }
 
+// caselessLiteralFinder finds exact case-insensitive occurrences of an
+// ASCII needle whose letters fold only within ASCII (see asciiFoldPair):
+// then a match has the needle's length and its bytes line up with the
+// needle's, so comparing with ASCII case folding is exact. It proposes the
+// positions of the anchor byte and confirms each.
+type caselessLiteralFinder struct {
+	needle []byte // lower case
+	anchor caselessFinder
+	off    int // offset of the anchor in needle
+}
+
+// newCaselessLiteralFinder returns nil when needle does not qualify.
+func newCaselessLiteralFinder(needle []byte) *caselessLiteralFinder {
+	lower := make([]byte, len(needle))
+	for i, b := range needle {
+		if _, _, safe := asciiFoldPair(b); !safe {
+			return nil
+		}
+		lower[i] = toLowerASCII(b)
+	}
+	one, other, _ := caselessAnchor(needle)
+	off := bytes.IndexByte(lower, toLowerASCII(one))
+	return &caselessLiteralFinder{needle: lower, anchor: caselessFinder{one: one, other: other}, off: off}
+}
+
+func (f *caselessLiteralFinder) reset() { f.anchor.reset() }
+
+func (f *caselessLiteralFinder) next(data []byte, from int) int {
+	for i := from + f.off; ; i++ {
+		i = f.anchor.next(data, i)
+		if i < 0 {
+			return -1
+		}
+		start := i - f.off
+		if start+len(f.needle) > len(data) {
+			return -1
+		}
+		if equalFoldASCII(data[start:start+len(f.needle)], f.needle) {
+			return start
+		}
+	}
+}
+
+// index returns the first occurrence in line, or -1.
+func (f *caselessLiteralFinder) index(line []byte) int {
+	for i := 0; i+len(f.needle) <= len(line); i++ {
+		if equalFoldASCII(line[i:i+len(f.needle)], f.needle) {
+			return i
+		}
+	}
+	return -1
+}
+
+// equalFoldASCII reports whether s equals the lower-case lower, ignoring
+// ASCII case.
+func equalFoldASCII(s, lower []byte) bool {
+	for i, b := range s {
+		if toLowerASCII(b) != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func toLowerASCII(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + ('a' - 'A')
+	}
+	return b
+}
+
 // indexFrom returns the position of b at or after from, or len(data).
 func indexFrom(data []byte, from int, b byte) int {
 	if from >= len(data) {

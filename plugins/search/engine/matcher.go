@@ -31,11 +31,12 @@ func lineBounds(data []byte, i int) (start, end int) {
 	return start, i + end
 }
 
-// literalMatcher matches lines containing a fixed string. It searches the
-// whole buffer, not line by line: lines are only delimited around a hit.
+// literalMatcher matches lines containing a fixed string, exactly or
+// ignoring case. It searches the whole buffer, not line by line: lines are
+// only delimited around a hit.
 type literalMatcher struct {
-	needle []byte
-	find   finder
+	find  finder
+	index func(line []byte) int // the match in a line known to match
 }
 
 func (m *literalMatcher) nextLine(data []byte, from int) (int, int, bool) {
@@ -47,7 +48,7 @@ func (m *literalMatcher) nextLine(data []byte, from int) (int, int, bool) {
 	return start, end, true
 }
 
-func (m *literalMatcher) column(line []byte) int { return max(bytes.Index(line, m.needle), 0) }
+func (m *literalMatcher) column(line []byte) int { return max(m.index(line), 0) }
 func (m *literalMatcher) reset()                 { m.find.reset() }
 
 // everyLine matches every line (the empty literal, like rg "").

@@ -104,7 +104,11 @@ func pieceFinder(p piece) (int, finder) {
 		if !ok {
 			return 0, nil
 		}
-		return int(max(byteRank[a], byteRank[b])), &caselessFinder{one: a, other: b}
+		rank := int(max(byteRank[a], byteRank[b]))
+		if f := newCaselessLiteralFinder(p.text); f != nil {
+			return rank, f
+		}
+		return rank, &caselessFinder{one: a, other: b}
 	}
 	switch len(p.text) {
 	case 0:

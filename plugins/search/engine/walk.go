@@ -234,6 +234,7 @@ func (q *queue) stop() {
 func isBinary(data []byte) bool {
 	return bytes.IndexByte(data, 0) >= 0
 }
+
 // trimBOM drops a UTF-8 byte order mark, which ripgrep does not search.
 func trimBOM(data []byte) []byte {
 	if len(data) >= 3 && data[0] == 0xef && data[1] == 0xbb && data[2] == 0xbf {

@@ -335,41 +335,15 @@ func TestFaults(t *testing.T) {
 	t.Run("stall after", func(t *testing.T) {
 		t.Parallel()
 		srv := fakedeepseek.New(t, three.StallAfter(1, 10*time.Millisecond))
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/chat/completions", strings.NewReader(simpleBody))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		buf := make([]byte, 0, 256)
 		want := "data: {\"n\":1}\n\n: keep-alive\n\n: keep-alive\n\n"
-		for len(buf) < len(want) {
-			n, err := resp.Body.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
-			if err != nil {
-				t.Fatal(err)
-			}
+		if got := readUntilCanceled(t, srv.URL, len(want)); got != want {
+			t.Errorf("got %q", got)
 		}
-		if !strings.HasPrefix(string(buf), want) {
-			t.Errorf("got %q", buf)
-		}
-		cancel() // the handler ends once the client goes away; Close would hang otherwise
 	})
 	t.Run("keep-alive stall", func(t *testing.T) {
 		t.Parallel()
 		srv := fakedeepseek.New(t, fakedeepseek.KeepAliveStall(10*time.Millisecond))
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/chat/completions", strings.NewReader(simpleBody))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if len(got) == 0 || strings.Trim(string(got), ": keep-alive\n") != "" || !strings.HasPrefix(string(got), ": keep-alive\n\n") {
+		if got := readUntilCanceled(t, srv.URL, len(": keep-alive\n\n")*3); got != strings.Repeat(": keep-alive\n\n", 3) {
 			t.Errorf("got %q", got)
 		}
 	})
@@ -389,4 +363,23 @@ func TestFaults(t *testing.T) {
 			t.Errorf("%d %v %s", resp.StatusCode, resp.Header, got)
 		}
 	})
+}
+
+// readUntilCanceled reads n bytes of a stream that never ends, then goes
+// away; the handler must notice, or the fake's Close at cleanup would hang.
+func readUntilCanceled(t *testing.T, url string, n int) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/chat/completions", strings.NewReader(simpleBody))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(resp.Body, buf); err != nil {
+		t.Fatal(err)
+	}
+	return string(buf)
 }

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package deepseek
+
+import "time"
+
+// ProcessCPU is not measured off Linux; the cpu-ns/chunk metric is then 0.
+func ProcessCPU() time.Duration { return 0 }
