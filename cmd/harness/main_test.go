@@ -130,7 +130,7 @@ func TestValidateReportsEveryErrorWithPosition(t *testing.T) {
 	if r.code != 2 {
 		t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
 	}
-	for _, want := range []string{"bad.hcl line 2", `provider = "nope"`, "bad.hcl line 10", "threshold = 1.5"} {
+	for _, want := range []string{"bad.hcl:2:14", `provider = "nope"`, "bad.hcl:10:17", "threshold = 1.5"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("diagnostics lack %q:\n%s", want, r.stderr)
 		}
@@ -181,7 +181,7 @@ agent "a" {
 }
 `)
 	r := harness(t, dir, nil, "validate", "a.hcl")
-	if r.code != 2 || !strings.Contains(r.stderr, "no_such_tool") || strings.Contains(r.stderr, `"read_file"`) {
+	if r.code != 2 || strings.Count(r.stderr, "Unknown tool") != 1 || !strings.Contains(r.stderr, `tool named "no_such_tool"`) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 }

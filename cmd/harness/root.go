@@ -25,6 +25,9 @@ func execute(args []string) int {
 	if err == nil {
 		return exitOK
 	}
+	if strings.HasPrefix(err.Error(), "unknown command") {
+		err = exitf(exitUsage, "%v (see harness --help)", err)
+	}
 	if msg := err.Error(); msg != "" {
 		fmt.Fprintf(c.stderr, "harness: %s\n", msg)
 	}

@@ -2,7 +2,6 @@ package pluginhost
 
 import (
 	"context"
-	"sync"
 
 	"github.com/harness-agent/harness/sdk"
 )
@@ -18,32 +17,20 @@ func (h *Host) Tool(name string) (*ToolHandle, error) {
 	return &ToolHandle{m: m}, nil
 }
 
-// ToolHandle is a lazily started, self-healing tool plugin.
+// ToolHandle is a lazily started, self-healing tool plugin. Handles of
+// one plugin share its process and its configuration.
 type ToolHandle struct {
 	m *managed
-
-	mu         sync.Mutex
-	cfg        *sdk.PluginConfig
-	configured int // the process (m.starts) the config was applied to
 }
 
 var _ sdk.ToolPlugin = (*ToolHandle)(nil)
 
 func (t *ToolHandle) client(ctx context.Context) (*sdk.ToolClient, error) {
-	raw, err := t.m.client(ctx)
+	raw, err := t.m.configured(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c := raw.(*sdk.ToolClient)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.cfg != nil && t.configured != t.m.generation() {
-		if err := c.Configure(ctx, *t.cfg); err != nil {
-			return nil, t.m.callError(ctx, raw, err)
-		}
-		t.configured = t.m.generation()
-	}
-	return c, nil
+	return raw.(*sdk.ToolClient), nil
 }
 
 // Describe implements sdk.ToolPlugin.
@@ -59,12 +46,9 @@ func (t *ToolHandle) Describe(ctx context.Context) (sdk.PluginInfo, error) {
 // Configure implements sdk.ToolPlugin. The config is kept and replayed on
 // every fresh process.
 func (t *ToolHandle) Configure(ctx context.Context, cfg sdk.PluginConfig) error {
-	t.mu.Lock()
-	t.cfg = &cfg
-	t.configured = -1
-	t.mu.Unlock()
-	_, err := t.client(ctx)
-	return err
+	return t.m.configure(ctx, func(ctx context.Context, raw any) error {
+		return raw.(*sdk.ToolClient).Configure(ctx, cfg)
+	})
 }
 
 // Execute implements sdk.ToolPlugin.
@@ -91,37 +75,21 @@ func (h *Host) Provider(name string) (*ProviderHandle, error) {
 // generation: handles prepared on the old process are refused as stale.
 type ProviderHandle struct {
 	m *managed
-
-	mu         sync.Mutex
-	cfg        []byte
-	configured int
 }
 
 func (p *ProviderHandle) client(ctx context.Context) (*sdk.ProviderClient, error) {
-	raw, err := p.m.client(ctx)
+	raw, err := p.m.configured(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c := raw.(*sdk.ProviderClient)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.cfg != nil && p.configured != p.m.generation() {
-		if err := c.Configure(ctx, p.cfg); err != nil {
-			return nil, p.m.callError(ctx, raw, err)
-		}
-		p.configured = p.m.generation()
-	}
-	return c, nil
+	return raw.(*sdk.ProviderClient), nil
 }
 
 // Configure sends the provider block (JSON); it is replayed on restarts.
 func (p *ProviderHandle) Configure(ctx context.Context, config []byte) error {
-	p.mu.Lock()
-	p.cfg = config
-	p.configured = -1
-	p.mu.Unlock()
-	_, err := p.client(ctx)
-	return err
+	return p.m.configure(ctx, func(ctx context.Context, raw any) error {
+		return raw.(*sdk.ProviderClient).Configure(ctx, config)
+	})
 }
 
 // Models lists the provider's model metadata.

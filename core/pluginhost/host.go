@@ -18,8 +18,11 @@ type Spec struct {
 	Name    string // unique: a built-in's name or the HCL block's label
 	Kind    string // sdk.KindTool, sdk.KindProvider or sdk.KindHook
 	Builtin bool   // served by the harness binary itself
-	Path    string // third-party: the executable
-	SHA256  string // third-party: the expected hex checksum
+	// Serves names the built-in a process serves when it differs from Name:
+	// two provider blocks on one built-in provider get a process each.
+	Serves string
+	Path   string // third-party: the executable
+	SHA256 string // third-party: the expected hex checksum
 	// Env is the plugin's whole environment beyond BaseEnv ("K=V").
 	Env []string
 }

@@ -30,6 +30,39 @@ type managed struct {
 	cl     *plugin.Client
 	raw    any
 	starts int // processes started so far
+
+	// apply is the last configuration sent, replayed on every fresh
+	// process; appliedTo is the process (starts) it last reached.
+	cfgMu     sync.Mutex
+	apply     func(ctx context.Context, raw any) error
+	appliedTo int
+}
+
+// configure records apply as the plugin's configuration and sends it.
+func (m *managed) configure(ctx context.Context, apply func(ctx context.Context, raw any) error) error {
+	m.cfgMu.Lock()
+	m.apply, m.appliedTo = apply, -1
+	m.cfgMu.Unlock()
+	_, err := m.configured(ctx)
+	return err
+}
+
+// configured returns the client of a running process that has received
+// the plugin's configuration, starting and configuring one if needed.
+func (m *managed) configured(ctx context.Context) (any, error) {
+	raw, err := m.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m.cfgMu.Lock()
+	defer m.cfgMu.Unlock()
+	if gen := m.generation(); m.apply != nil && m.appliedTo != gen {
+		if err := m.apply(ctx, raw); err != nil {
+			return nil, m.callError(ctx, raw, err)
+		}
+		m.appliedTo = gen
+	}
+	return raw, nil
 }
 
 // client returns the dispensed gRPC client, starting the plugin if needed.
@@ -72,7 +105,11 @@ func (m *managed) start() (*plugin.Client, any, error) {
 	}
 	var cmd *exec.Cmd
 	if m.spec.Builtin {
-		cmd = exec.Command(opts.SelfExe, "plugin", "serve", m.spec.Name)
+		serves := m.spec.Serves
+		if serves == "" {
+			serves = m.spec.Name
+		}
+		cmd = exec.Command(opts.SelfExe, "plugin", "serve", serves)
 	} else {
 		sum, err := verify(m.spec.Name, m.spec.Path, m.spec.SHA256)
 		if err != nil {

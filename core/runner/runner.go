@@ -114,15 +114,11 @@ func (r *Runner) openModels(ctx context.Context) error {
 		if h, ok := handles[name]; ok {
 			return h, nil
 		}
-		p := r.cfg.Provider(name)
-		if p == nil {
-			return nil, fmt.Errorf("no provider named %q", name)
-		}
-		h, err := r.host.Provider(p.Plugin)
+		h, err := r.providerHandle(name)
 		if err != nil {
 			return nil, err
 		}
-		if err := h.Configure(ctx, p.PluginConfigJSON()); err != nil {
+		if err := h.Configure(ctx, r.cfg.Provider(name).PluginConfigJSON()); err != nil {
 			return nil, fmt.Errorf("provider %q: %w", name, err)
 		}
 		handles[name] = h
@@ -263,15 +259,31 @@ func (r *Runner) compactor(ctx context.Context) *agent.Compactor {
 }
 
 func (r *Runner) streamerFor(name string) (llm.Streamer, error) {
-	p := r.cfg.Provider(name)
-	if p == nil {
-		return nil, fmt.Errorf("no provider named %q", name)
-	}
-	h, err := r.host.Provider(p.Plugin)
+	h, err := r.providerHandle(name)
 	if err != nil {
 		return nil, err
 	}
 	return streamer{h}, nil
+}
+
+// providerHandle returns the plugin process of a provider block. Each
+// block gets its own process, so two blocks on one built-in provider keep
+// their own endpoint and key.
+func (r *Runner) providerHandle(name string) (*pluginhost.ProviderHandle, error) {
+	p := r.cfg.Provider(name)
+	if p == nil {
+		return nil, fmt.Errorf("no provider named %q", name)
+	}
+	if !r.catalog.HasProviderPlugin(p.Plugin) {
+		return nil, fmt.Errorf("provider %q: %q is not a built-in provider plugin", name, p.Plugin)
+	}
+	id := "provider." + name
+	if _, err := r.host.Provider(id); err != nil {
+		if err := r.host.Register(pluginhost.Spec{Name: id, Kind: sdk.KindProvider, Builtin: true, Serves: p.Plugin}); err != nil {
+			return nil, err
+		}
+	}
+	return r.host.Provider(id)
 }
 
 // Start opens a new session with the task as its first message.

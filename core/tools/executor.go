@@ -160,9 +160,7 @@ func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approve
 	if !approved {
 		c.record(ctx, EventToolCall, CallEvent{CallID: call.ID, Tool: call.Tool, Arguments: argumentsJSON(call.Arguments)})
 	}
-	res, timeout, xctx := c.phases(ctx, approved)
-
-	res = normalize(xctx, call.Tool, res, nil, timeout, e.opts.OutputCap)
+	res := normalize(call.Tool, c.phases(ctx, approved), e.opts.OutputCap)
 	e.observe(ctx, c.event(PhaseNormalize, &res))
 
 	out := Outcome{Call: c.call, Result: res, Duration: time.Since(start), StopRun: c.stopRun, Pending: c.pending, ActionID: c.actionID}
@@ -178,14 +176,11 @@ func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approve
 	return out
 }
 
-// phases runs find to post-execute. It returns the raw result, the call's
-// deadline and the context the source ran under (for normalize to tell a
-// deadline from a cancellation).
-func (c *callRun) phases(ctx context.Context, approved bool) (sdk.Result, time.Duration, context.Context) {
+// phases runs find to post-execute and returns the result, not yet
+// normalized.
+func (c *callRun) phases(ctx context.Context, approved bool) sdk.Result {
 	e := c.e
-	fail := func(err *sdk.Error) (sdk.Result, time.Duration, context.Context) {
-		return sdk.Result{Err: err}, 0, ctx
-	}
+	fail := func(err *sdk.Error) sdk.Result { return sdk.Result{Err: err} }
 
 	ent, err := e.find(c.call.Tool)
 	if err != nil {
@@ -243,18 +238,9 @@ func (c *callRun) phases(ctx context.Context, approved bool) (sdk.Result, time.D
 	defer cancel()
 	res, xerr := execute(xctx, ent.Source, c.call, c.progress(ctx))
 	c.executed = true
-	res = normalize(xctx, c.call.Tool, res, xerr, timeout, 0)
+	res = sourceResult(xctx, c.call.Tool, res, xerr, timeout)
 	e.observe(ctx, c.event(PhasePostExecute, &res))
-	return res, timeout, deadlineOnly(xctx)
-}
-
-// deadlineOnly keeps whether ctx passed its deadline once its cancel
-// function has run.
-func deadlineOnly(ctx context.Context) context.Context {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return ctx
-	}
-	return context.Background()
+	return res
 }
 
 // execute runs the source, turning a panic of an in-process source into an

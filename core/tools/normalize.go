@@ -13,9 +13,9 @@ import (
 // DefaultOutputCap is the largest content a result hands the model.
 const DefaultOutputCap = 32 << 10
 
-// normalize turns what a source returned into a result with a structured
-// error of a known kind, content for the model, and output capped.
-func normalize(ctx context.Context, tool string, res sdk.Result, err error, timeout time.Duration, maxBytes int) sdk.Result {
+// sourceResult turns what a source returned into a result whose error, if
+// any, is an *sdk.Error; a source stopped by its deadline is a timeout.
+func sourceResult(ctx context.Context, tool string, res sdk.Result, err error, timeout time.Duration) sdk.Result {
 	if err != nil && res.Err == nil {
 		res.Err = sdk.AsError(err)
 		if isContextErr(err) {
@@ -23,8 +23,26 @@ func normalize(ctx context.Context, tool string, res sdk.Result, err error, time
 			res.Err = &sdk.Error{Kind: sdk.KindCanceled, Message: tool + " was canceled"}
 		}
 	}
-	if res.Err != nil {
-		res.Err = normalizeError(ctx, tool, res.Err, timeout)
+	if res.Err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) &&
+		(res.Err.Kind == sdk.KindCanceled || res.Err.Kind == sdk.KindInternal) {
+		res.Err = &sdk.Error{Kind: sdk.KindTimeout, Message: fmt.Sprintf("%s did not finish within its deadline of %s and was stopped", tool, timeout)}
+	}
+	return res
+}
+
+// normalize is the tools/normalize phase: every error of a known kind and
+// explained in the content, the output capped.
+func normalize(tool string, res sdk.Result, maxBytes int) sdk.Result {
+	if e := res.Err; e != nil {
+		out := *e
+		if !knownKinds[out.Kind] {
+			out.Message = fmt.Sprintf("%s (error kind %q is unknown)", out.Message, out.Kind)
+			out.Kind = sdk.KindInternal
+		}
+		if out.Message == "" {
+			out.Message = tool + " failed"
+		}
+		res.Err = &out
 		if res.Content == "" {
 			res.Content = res.Err.Error()
 		}
@@ -32,22 +50,6 @@ func normalize(ctx context.Context, tool string, res sdk.Result, err error, time
 	res.Content = capOutput(res.Content, maxBytes)
 	res.Presentation = capPresentation(res.Presentation, maxBytes)
 	return res
-}
-
-func normalizeError(ctx context.Context, tool string, e *sdk.Error, timeout time.Duration) *sdk.Error {
-	out := *e
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded) && (out.Kind == sdk.KindCanceled || out.Kind == sdk.KindInternal):
-		out.Kind = sdk.KindTimeout
-		out.Message = fmt.Sprintf("%s did not finish within its deadline of %s and was stopped", tool, timeout)
-	case !knownKinds[out.Kind]:
-		out.Message = fmt.Sprintf("%s (error kind %q is unknown)", out.Message, out.Kind)
-		out.Kind = sdk.KindInternal
-	}
-	if out.Message == "" {
-		out.Message = tool + " failed"
-	}
-	return &out
 }
 
 func isContextErr(err error) bool {

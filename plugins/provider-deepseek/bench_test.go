@@ -10,6 +10,7 @@ import (
 
 	deepseek "github.com/harness-agent/harness/plugins/provider-deepseek"
 	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/sdktest"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
@@ -31,7 +32,7 @@ func BenchmarkStreamPerChunk(b *testing.B) {
 	events := dataEvents(b)
 	srv := fakedeepseek.New(b)
 	srv.Repeat(fakedeepseek.Fixture(b, fixture(b, longFixture)))
-	p := connect(b, connectProvider(b, deepseek.New()), srv, "deepseek-chat", nil)
+	p := connect(b, sdktest.ConnectProvider(b, deepseek.New()), srv, "deepseek-chat", nil)
 	req := userRequest("a holiday")
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -16,6 +16,7 @@ import (
 
 	deepseek "github.com/harness-agent/harness/plugins/provider-deepseek"
 	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/sdktest"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
@@ -320,7 +321,7 @@ func TestBlocksAlternate(t *testing.T) {
 func TestConfigurationErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	client := connectProvider(t, deepseek.New())
+	client := sdktest.ConnectProvider(t, deepseek.New())
 	for _, cfg := range []string{`{"base_url":"ftp://example.com"}`, `{"base_url":"not a url"}`, `{"timeout_idle_ms":-1}`, `{`} {
 		if err := client.Configure(ctx, []byte(cfg)); err == nil {
 			t.Errorf("config %s was accepted", cfg)
@@ -344,7 +345,7 @@ func TestConnectionRefused(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	client := connectProvider(t, deepseek.New())
+	client := sdktest.ConnectProvider(t, deepseek.New())
 	if err := client.Configure(context.Background(), []byte(`{"api_key":"`+testKey+`","base_url":"http://`+addr+`"}`)); err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-plugin"
-
 	deepseek "github.com/harness-agent/harness/plugins/provider-deepseek"
 	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/sdktest"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
@@ -57,28 +56,7 @@ func connect(t testing.TB, client *sdk.ProviderClient, srv *fakedeepseek.Server,
 
 func connectInProcess(t testing.TB, srv *fakedeepseek.Server, overrides map[string]any) provider {
 	t.Helper()
-	return connect(t, connectProvider(t, deepseek.New()), srv, "deepseek-v4-flash", overrides)
-}
-
-// connectProvider is sdktest.ConnectProvider (the same in-process gRPC
-// connection through go-plugin and sdk.ProviderGRPCPlugin) with its cleanup
-// in the other order. sdktest closes the client first: the client's
-// Shutdown RPC stops the server on a gRPC goroutine while the cleanup stops
-// it again, a data race inside go-plugin's GRPCServer.Stop that -race
-// reports. Stopping the server first leaves the Shutdown RPC nothing to
-// reach. Switch back to sdktest.ConnectProvider once the kit does this.
-func connectProvider(t testing.TB, impl sdk.Provider) *sdk.ProviderClient {
-	t.Helper()
-	client, server := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{sdk.KindProvider: &sdk.ProviderGRPCPlugin{Impl: impl}})
-	t.Cleanup(func() {
-		server.Stop()
-		client.Close()
-	})
-	raw, err := client.Dispense(sdk.KindProvider)
-	if err != nil {
-		t.Fatalf("dispense provider plugin: %v", err)
-	}
-	return raw.(*sdk.ProviderClient)
+	return connect(t, sdktest.ConnectProvider(t, deepseek.New()), srv, "deepseek-v4-flash", overrides)
 }
 
 func userRequest(text string) sdk.StreamRequest {

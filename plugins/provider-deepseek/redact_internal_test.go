@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
 
 	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/sdktest"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
@@ -44,7 +44,7 @@ func TestKeyNeverLeaks(t *testing.T) {
 			} else {
 				srv.Enqueue(tt.resp)
 			}
-			client := connectProviderInternal(t, newProvider(logger))
+			client := sdktest.ConnectProvider(t, newProvider(logger))
 			cfg, _ := json.Marshal(map[string]any{"api_key": key, "base_url": srv.URL})
 			if err := client.Configure(context.Background(), cfg); err != nil {
 				t.Fatal(err)
@@ -99,20 +99,4 @@ func TestRedactor(t *testing.T) {
 			t.Errorf("redact(%q) = %q, want %q", in, got, want)
 		}
 	}
-}
-
-// connectProviderInternal mirrors connectProvider of the external tests
-// (sdktest.ConnectProvider with its cleanup race avoided).
-func connectProviderInternal(t testing.TB, impl sdk.Provider) *sdk.ProviderClient {
-	t.Helper()
-	client, server := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{sdk.KindProvider: &sdk.ProviderGRPCPlugin{Impl: impl}})
-	t.Cleanup(func() {
-		server.Stop()
-		client.Close()
-	})
-	raw, err := client.Dispense(sdk.KindProvider)
-	if err != nil {
-		t.Fatalf("dispense provider plugin: %v", err)
-	}
-	return raw.(*sdk.ProviderClient)
 }

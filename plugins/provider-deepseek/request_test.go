@@ -10,6 +10,7 @@ import (
 
 	deepseek "github.com/harness-agent/harness/plugins/provider-deepseek"
 	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/sdktest"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
@@ -45,7 +46,7 @@ func TestEndpointAndHeaders(t *testing.T) {
 		t.Run("base_url"+suffix, func(t *testing.T) {
 			t.Parallel()
 			srv := fakedeepseek.New(t, okTurn())
-			client := connectProvider(t, deepseek.New())
+			client := sdktest.ConnectProvider(t, deepseek.New())
 			cfg, _ := json.Marshal(map[string]any{"api_key": testKey, "base_url": srv.URL + suffix, "headers": map[string]string{"X-Team": "research"}})
 			if err := client.Configure(context.Background(), cfg); err != nil {
 				t.Fatal(err)
@@ -136,7 +137,7 @@ func TestRequestBody(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := fakedeepseek.New(t, okTurn())
-			client := connectProvider(t, deepseek.New())
+			client := sdktest.ConnectProvider(t, deepseek.New())
 			if err := client.Configure(context.Background(), config(srv, nil)); err != nil {
 				t.Fatal(err)
 			}
@@ -197,7 +198,7 @@ func TestScriptedConversation(t *testing.T) {
 		fakedeepseek.Scripted(fakedeepseek.Turn{Reasoning: "I should look.", ToolCalls: []fakedeepseek.ToolCall{{Name: "read_file", Arguments: `{"path":"go.mod"}`}}}),
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "It is a Go module."}),
 	)
-	client := connectProvider(t, deepseek.New())
+	client := sdktest.ConnectProvider(t, deepseek.New())
 	if err := client.Configure(context.Background(), config(srv, nil)); err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,10 @@ package terminal
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harness-agent/harness/sdk"
 )
@@ -57,5 +59,14 @@ func TestConfigSchemaIsJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal(configSchema, &doc); err != nil || len(doc.Properties) != 3 {
 		t.Errorf("config schema %s: %v", configSchema, err)
+	}
+}
+
+func TestDuration(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[float64]time.Duration{1: time.Second, 0.25: 250 * time.Millisecond, 1e300: math.MaxInt64} {
+		if got := duration(in); got != want {
+			t.Errorf("duration(%g) = %v, want %v", in, got, want)
+		}
 	}
 }

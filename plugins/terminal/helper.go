@@ -9,6 +9,13 @@ import (
 // the plugin into the command supervisor (see MaybeRunSandboxHelper).
 const helperArg = "__harness-terminal-helper"
 
+// helperEnv marks the helper's environment. A process that finds it set
+// in its own environment and still gets to run a command is a copy whose
+// main did not divert into the helper: it refuses, so a misbuilt binary
+// cannot re-execute itself over and over. The helper removes the marker
+// before it starts the shell.
+const helperEnv = "HARNESS_TERMINAL_HELPER"
+
 // helperReady records that main called MaybeRunSandboxHelper. The helper
 // is a copy of this binary: without the call, the copy would run main
 // again (for a plugin binary: serve another plugin, or worse) instead of

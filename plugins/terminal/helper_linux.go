@@ -117,6 +117,7 @@ func runHelper(args []string) int {
 		}
 	}
 
+	os.Unsetenv(helperEnv)
 	shell := exec.Command(opts.argv[0], opts.argv[1:]...)
 	shell.Stdin, shell.Stdout, shell.Stderr = os.Stdin, os.Stdout, os.Stderr
 	shell.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -193,7 +193,7 @@ func startProcess(spec runSpec) (*process, error) {
 		Path:        "/proc/self/exe",
 		Args:        append([]string{os.Args[0]}, helperArgs(killGrace, spec.writable, argv)...),
 		Dir:         spec.dir,
-		Env:         spec.env,
+		Env:         append(spec.env[:len(spec.env):len(spec.env)], helperEnv+"=1"),
 		Stdout:      outW,
 		Stderr:      errW,
 		ExtraFiles:  []*os.File{helperEnd},

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"strings"
@@ -103,6 +104,10 @@ func (t *terminal) run(ctx context.Context, call sdk.Call, progress sdk.Progress
 	if strings.TrimSpace(args.Command) == "" {
 		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "terminal: command is empty")
 	}
+	if os.Getenv(helperEnv) != "" {
+		return sdk.Result{}, sdk.Errorf(sdk.KindInternal,
+			"terminal: refusing to run commands: this process was started as a command helper but its main did not call terminal.MaybeRunSandboxHelper first")
+	}
 	if !helperReady.Load() {
 		return sdk.Result{}, sdk.Errorf(sdk.KindInternal,
 			"terminal: cannot run commands: the main function of this binary does not call terminal.MaybeRunSandboxHelper first, "+
@@ -132,7 +137,7 @@ func (t *terminal) run(ctx context.Context, call sdk.Call, progress sdk.Progress
 		command:  args.Command,
 		dir:      cfg.workspace,
 		env:      commandEnv(os.Environ()),
-		timeout:  time.Duration(timeout * float64(time.Second)),
+		timeout:  duration(timeout),
 		progress: progress,
 	}
 	if cfg.sandbox == sandboxWorkspaceWrite {
@@ -145,6 +150,14 @@ func (t *terminal) run(ctx context.Context, call sdk.Call, progress sdk.Progress
 	}
 	out, err := execute(ctx, spec)
 	return result(args.Command, out, err, timeout, notes), nil
+}
+
+// duration converts seconds, saturating where a Duration ends (292 years).
+func duration(seconds float64) time.Duration {
+	if seconds >= float64(math.MaxInt64)/float64(time.Second) {
+		return math.MaxInt64
+	}
+	return time.Duration(seconds * float64(time.Second))
 }
 
 // shell is bash where there is one, else the POSIX shell.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"regexp"
 	"regexp/syntax"
 
@@ -11,7 +12,7 @@ import (
 // compileMatcher turns the pattern of q into a constructor of per-worker
 // line matchers.
 func compileMatcher(q Query) (func() lineMatcher, error) {
-	if !q.Regex && !q.IgnoreCase {
+	if !q.Regex && (!q.IgnoreCase || q.Pattern == "") {
 		return literalConstructor([]byte(q.Pattern))
 	}
 	expr := q.Pattern
@@ -76,7 +77,8 @@ func newlineError(pattern string) error {
 // unwrapSyntax drops the "error parsing regexp: " prefix of *syntax.Error
 // messages; the caller's message already says what failed.
 func unwrapSyntax(err error) string {
-	if se, ok := err.(*syntax.Error); ok {
+	var se *syntax.Error
+	if errors.As(err, &se) {
 		return string(se.Code) + ": `" + se.Expr + "`"
 	}
 	return err.Error()

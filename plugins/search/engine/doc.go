@@ -31,7 +31,9 @@
 // is searched even when ignored or hidden, as ripgrep searches a path given
 // on its command line. Query.Glob narrows the files searched; a glob
 // without '/' is matched against the file name, one with '/' against the
-// path relative to the root (doublestar syntax).
+// path relative to the root (doublestar syntax), and its literal leading
+// folders ("src/app/" in "src/app/**/*.go") keep the walk out of the
+// others.
 //
 // # How lines match
 //

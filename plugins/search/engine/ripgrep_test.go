@@ -14,7 +14,7 @@ import (
 
 // ripgrep runs rg in dir and returns its output; exit status 1 (nothing
 // found) is not an error. The flags keep rg to the rules the engine
-// implements: no configuration file, no global ignore file (ignore files above the tree do not exist).
+// implements: no configuration file and no global ignore file.
 func ripgrep(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	base := []string{"--no-config", "--no-ignore-global", "--color", "never"}
@@ -164,6 +164,8 @@ var ripgrepQueries = []struct {
 	{"literal glob basename", Query{Pattern: "needle", Glob: "*.txt"}},
 	{"literal glob doublestar", Query{Pattern: "needle", Glob: "**/*.log"}},
 	{"literal glob anchored", Query{Pattern: "needle", Glob: "sub/*.txt"}},
+	{"literal glob anchored deep", Query{Pattern: "needle", Glob: "sub/deep/**/*.txt"}},
+	{"literal glob folder", Query{Pattern: "needle", Glob: "docs/**"}},
 	{"literal glob and path", Query{Pattern: "needle", Glob: "**/x.txt", Path: "sub"}},
 	{"literal glob alternatives", Query{Pattern: "needle", Glob: "*.{md,csv}"}},
 	{"regex benchmark shape", Query{Pattern: `func [A-Z][a-z]+Reader\(`, Regex: true}},

@@ -1,6 +1,9 @@
 package engine
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+)
 
 // scan finds the matching lines of one file. It returns how many lines
 // match and, as Hits, the first of them that can still make the result
@@ -40,7 +43,7 @@ var newline = []byte{'\n'}
 func (w *worker) hit(rel string, data []byte, start, end, lineNo int) Hit {
 	line := data[start:end]
 	h := Hit{Path: rel, Line: lineNo, Text: lineText(line, w.matcher.column)}
-	if n := w.s.context; n > 0 {
+	if n := w.s.contextLines; n > 0 {
 		h.Before = linesBefore(data, start, n)
 		h.After = linesAfter(data, end, n)
 	}
@@ -55,9 +58,7 @@ func linesBefore(data []byte, start, n int) []string {
 		out = append(out, lineText(data[s:end], nil))
 		end = s - 1
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
+	slices.Reverse(out)
 	return out
 }
 

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -69,31 +68,33 @@ func Search(ctx context.Context, root string, q Query) (Result, error) {
 		return Result{}, err
 	}
 	root = filepath.Clean(root)
-	start, err := resolveStart(root, q.Path)
+	from, err := resolveOrigin(root, q.Path)
 	if err != nil {
 		return Result{}, err
 	}
 	s := &search{
-		ctx:        ctx,
-		rootPrefix: withSeparator(root),
-		glob:       glob,
-		newMatcher: newMatcher,
-		context:    q.ContextLines,
-		coll:       newCollector(q.MaxResults),
+		ctx:          ctx,
+		rootPrefix:   withSeparator(root),
+		glob:         glob,
+		newMatcher:   newMatcher,
+		contextLines: q.ContextLines,
+		coll:         newCollector(q.MaxResults),
 	}
-	if err := s.run(start); err != nil {
+	if err := s.run(from); err != nil {
 		return Result{}, err
 	}
 	return s.coll.result(), nil
 }
 
+// checkLimits validates the numeric fields of q and applies the default cap.
 func checkLimits(q *Query) error {
-	switch {
-	case q.MaxResults < 0:
+	if q.MaxResults < 0 {
 		return sdk.Errorf(sdk.KindInvalidArgs, "max_results is %d; it must be 0 (default %d) or more", q.MaxResults, DefaultMaxResults)
-	case q.ContextLines < 0 || q.ContextLines > MaxContextLines:
+	}
+	if q.ContextLines < 0 || q.ContextLines > MaxContextLines {
 		return sdk.Errorf(sdk.KindInvalidArgs, "context_lines is %d; it must be between 0 and %d", q.ContextLines, MaxContextLines)
-	case q.MaxResults == 0:
+	}
+	if q.MaxResults == 0 {
 		q.MaxResults = DefaultMaxResults
 	}
 	return nil
@@ -102,7 +103,8 @@ func checkLimits(q *Query) error {
 // globFilter selects files by Query.Glob.
 type globFilter struct {
 	pattern  string
-	basename bool // no '/' in the pattern: match the file name only
+	basename bool   // no '/' in the pattern: match the file name only
+	folder   string // the pattern's literal leading folders ("src/app/" for "src/app/**/*.go")
 }
 
 func compileGlob(glob string) (*globFilter, error) {
@@ -112,6 +114,13 @@ func compileGlob(glob string) (*globFilter, error) {
 	g := &globFilter{pattern: strings.TrimPrefix(glob, "/"), basename: !strings.Contains(glob, "/")}
 	if !doublestar.ValidatePattern(g.pattern) {
 		return nil, sdk.Errorf(sdk.KindInvalidArgs, "glob %q is not a valid pattern (doublestar syntax: *, **, ?, [a-z], {a,b})", glob)
+	}
+	if !g.basename {
+		literal := g.pattern
+		if i := strings.IndexAny(literal, "*?[{\\"); i >= 0 {
+			literal = literal[:i]
+		}
+		g.folder = literal[:strings.LastIndexByte(literal, '/')+1]
 	}
 	return g, nil
 }
@@ -123,41 +132,51 @@ func (g *globFilter) matches(rel, name string) bool {
 	return doublestar.MatchUnvalidated(g.pattern, rel)
 }
 
-// start is where the walk begins: the root or the folder or file q.Path
+// mayContain reports whether files under the folder rel can match: the
+// folder must lie on the way to the glob's literal folders or below them.
+func (g *globFilter) mayContain(rel string) bool {
+	dir := rel + "/"
+	return strings.HasPrefix(dir, g.folder) || strings.HasPrefix(g.folder, dir)
+}
+
+// origin is where the walk begins: the root or the folder or file q.Path
 // names, with the ignore files of the folders above it.
-type start struct {
+type origin struct {
 	rel    string // slash path relative to the root, "" for the root
 	isDir  bool
 	ignore *ignoreFile
 }
 
-// resolveStart validates q.Path and loads the ignore rules that apply to it:
+// resolveOrigin validates q.Path and loads the ignore rules that apply to it:
 // .git/info/exclude and the .gitignore files of the root and of every folder
 // on the way down, as ripgrep reads the ignore files of a path's parents.
-func resolveStart(root, path string) (start, error) {
+func resolveOrigin(root, path string) (origin, error) {
 	info, err := os.Stat(root)
 	if err != nil {
-		return start{}, sdk.Errorf(sdk.KindInvalidArgs, "workspace %s cannot be searched: %v", root, err)
+		return origin{}, sdk.Errorf(sdk.KindInvalidArgs, "workspace %s cannot be searched: %v", root, err)
 	}
 	if !info.IsDir() {
-		return start{}, sdk.Errorf(sdk.KindInvalidArgs, "workspace %s is not a folder", root)
+		return origin{}, sdk.Errorf(sdk.KindInvalidArgs, "workspace %s is not a folder", root)
 	}
 	rel, err := cleanRel(root, path)
 	if err != nil {
-		return start{}, err
+		return origin{}, err
 	}
 	ign := loadIgnore(filepath.Join(root, ".git", "info", "exclude"), nil, "")
-	st := start{rel: rel, isDir: true}
+	o := origin{rel: rel, isDir: true}
 	if rel != "" {
 		abs := filepath.Join(root, filepath.FromSlash(rel))
 		if err := checkInside(root, abs, path); err != nil {
-			return start{}, err
+			return origin{}, err
 		}
 		info, err := os.Stat(abs)
 		if err != nil {
-			return start{}, sdk.Errorf(sdk.KindInvalidArgs, "path %q does not exist in the workspace %s", path, root)
+			return origin{}, sdk.Errorf(sdk.KindInvalidArgs, "path %q does not exist in the workspace %s", path, root)
 		}
-		st.isDir = info.IsDir()
+		if !info.IsDir() && !info.Mode().IsRegular() {
+			return origin{}, sdk.Errorf(sdk.KindInvalidArgs, "path %q is neither a folder nor a regular file", path)
+		}
+		o.isDir = info.IsDir()
 		// The ignore files above the start folder; its own is read by the walk.
 		dir := ""
 		for _, seg := range strings.Split(rel, "/") {
@@ -165,8 +184,8 @@ func resolveStart(root, path string) (start, error) {
 			dir += seg + "/"
 		}
 	}
-	st.ignore = ign
-	return st, nil
+	o.ignore = ign
+	return o, nil
 }
 
 // cleanRel validates a query path and returns it cleaned and slash-separated.
@@ -232,5 +251,3 @@ func withSeparator(dir string) string {
 	}
 	return dir + string(filepath.Separator)
 }
-
-func workers() int { return runtime.GOMAXPROCS(0) }

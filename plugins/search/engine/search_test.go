@@ -245,3 +245,36 @@ func TestComparePaths(t *testing.T) {
 		}
 	}
 }
+
+func TestGlobFolders(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		glob string
+		in   []string // folders that may hold matching files
+		out  []string // folders that cannot
+	}{
+		{"*.go", []string{"a", "a/b"}, nil},
+		{"**/*.go", []string{"a", "a/b"}, nil},
+		{"src/app/**/*.go", []string{"src", "src/app", "src/app/x/y"}, []string{"lib", "src/apple", "srcx"}},
+		{"/src/*.go", []string{"src"}, []string{"lib"}},
+		{"src/a*/*.go", []string{"src", "src/ab"}, []string{"lib"}},
+		{"{src,lib}/*.go", []string{"src", "lib", "other"}, nil},
+		{`src\[1]/*.go`, []string{"src[1]", "other"}, nil},
+	}
+	for _, tc := range tests {
+		g, err := compileGlob(tc.glob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, dir := range tc.in {
+			if !g.mayContain(dir) {
+				t.Errorf("glob %q: folder %q pruned", tc.glob, dir)
+			}
+		}
+		for _, dir := range tc.out {
+			if g.mayContain(dir) {
+				t.Errorf("glob %q: folder %q walked", tc.glob, dir)
+			}
+		}
+	}
+}

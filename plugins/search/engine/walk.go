@@ -5,18 +5,19 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 )
 
 // search is the state of one Search call shared by its workers.
 type search struct {
-	ctx        context.Context
-	rootPrefix string // the root with a trailing separator
-	glob       *globFilter
-	newMatcher func() lineMatcher
-	context    int
-	coll       *collector
-	queue      queue
+	ctx          context.Context
+	rootPrefix   string // the root with a trailing separator
+	glob         *globFilter
+	newMatcher   func() lineMatcher
+	contextLines int
+	coll         *collector
+	queue        queue
 }
 
 // job is a unit of work: read a directory (files == nil), or search some
@@ -37,16 +38,16 @@ type dirInfo struct {
 const filesPerJob = 32
 
 // run walks and searches with one worker per GOMAXPROCS.
-func (s *search) run(st start) error {
-	if !st.isDir {
+func (s *search) run(from origin) error {
+	if !from.isDir {
 		w := s.newWorker()
-		w.searchFile(st.rel, true)
+		w.searchFile(from.rel, true)
 		putBuffer(w.buf)
 		return s.ctx.Err()
 	}
-	s.queue.init(job{dir: &dirInfo{rel: st.rel, ignore: st.ignore}})
+	s.queue.init(job{dir: &dirInfo{rel: from.rel, ignore: from.ignore}})
 	var wg sync.WaitGroup
-	for range workers() {
+	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			w := s.newWorker()
 			for j, ok := s.queue.pop(); ok; j, ok = s.queue.pop() {
@@ -113,7 +114,9 @@ func (w *worker) readDir(dir *dirInfo) []string {
 		}
 		switch {
 		case isDir:
-			jobs = append(jobs, job{dir: &dirInfo{rel: rel, ignore: ign}})
+			if w.s.glob == nil || w.s.glob.mayContain(rel) {
+				jobs = append(jobs, job{dir: &dirInfo{rel: rel, ignore: ign}})
+			}
 		case w.s.glob == nil || w.s.glob.matches(rel, name):
 			files = append(files, name)
 		}
