@@ -236,3 +236,68 @@ agent "summ" {
 		})
 	}
 }
+
+func TestThirtyTurnSessionKeepsThePrefixCacheWarm(t *testing.T) {
+	t.Parallel()
+	fake := fakedeepseek.New(t)
+	files := map[string]string{}
+	for i := 0; i < 30; i++ {
+		name := fmt.Sprintf("notes/n%02d.md", i)
+		files[name] = fmt.Sprintf("note %d: %s\n", i, strings.Repeat("words ", 30))
+		fake.Enqueue(fakedeepseek.Scripted(readCall(fmt.Sprintf("call_%02d", i), name)))
+	}
+	fake.Enqueue(fakedeepseek.Scripted(fakedeepseek.Turn{Text: "read them all"}))
+	run := runFake(t, deepseekConfig(fake.URL, "", ""), files)
+	if run.result.code != 0 {
+		t.Fatalf("exit %d\n%s", run.result.code, run.result.stderr)
+	}
+	type usage struct {
+		PromptTokens   int64 `json:"prompt_tokens"`
+		CacheHitTokens int64 `json:"cache_hit_tokens"`
+	}
+	var usages []usage
+	var prefixes []int64
+	for _, ev := range run.events {
+		switch ev.Type {
+		case "llm.usage":
+			var u usage
+			_ = json.Unmarshal(ev.Data, &u)
+			usages = append(usages, u)
+		case "llm.request":
+			var d struct {
+				SharedPrefixBytes int64 `json:"shared_prefix_bytes"`
+				PromptBytes       int64 `json:"prompt_bytes"`
+			}
+			_ = json.Unmarshal(ev.Data, &d)
+			prefixes = append(prefixes, d.SharedPrefixBytes)
+		}
+	}
+	if len(usages) != 31 {
+		t.Fatalf("%d requests, want 31", len(usages))
+	}
+	// Ideal: each request hits the whole previous prompt, in DeepSeek's
+	// 64-token units. Measure turns 2..30.
+	var hits, ideal int64
+	for i := 1; i < 30; i++ {
+		hits += usages[i].CacheHitTokens
+		ideal += usages[i-1].PromptTokens / 64 * 64
+	}
+	ratio := float64(hits) / float64(ideal)
+	t.Logf("cache hits on turns 2..30: %d of an ideal %d tokens (%.1f%%)", hits, ideal, 100*ratio)
+	if ratio < 0.95 {
+		t.Errorf("cache hits are %.1f%% of the ideal, want ≥ 95%%", 100*ratio)
+	}
+	// Every request extends the one before it byte for byte.
+	reqs := fake.Requests()
+	for i := 1; i < len(reqs); i++ {
+		prev, cur := messagesOf(t, reqs[i-1]), messagesOf(t, reqs[i])
+		for j := range prev {
+			if fmt.Sprint(prev[j]) != fmt.Sprint(cur[j]) {
+				t.Fatalf("request %d changes message %d of request %d", i+1, j, i)
+			}
+		}
+		if prefixes[i] == 0 {
+			t.Errorf("llm.request %d records no shared prefix", i+1)
+		}
+	}
+}

@@ -428,3 +428,33 @@ func TestSandboxRefusedWithoutLandlock(t *testing.T) {
 		}
 	}
 }
+
+// TestMisbuiltHostRefuses covers binaries whose copies would not act as the
+// helper: they must refuse to run commands, never re-execute themselves.
+func TestMisbuiltHostRefuses(t *testing.T) {
+	// Not parallel: it changes the process's environment and helper state.
+	client, ws := connect(t, `{}`)
+
+	t.Run("main did not call MaybeRunSandboxHelper", func(t *testing.T) {
+		helperReady.Store(false)
+		defer helperReady.Store(true)
+		res := run(t, client, call("touch ran", 0), nil)
+		if res.Err == nil || res.Err.Kind != sdk.KindInternal || !strings.Contains(res.Err.Message, "MaybeRunSandboxHelper") {
+			t.Errorf("err = %v", res.Err)
+		}
+	})
+	t.Run("a helper copy that did not divert", func(t *testing.T) {
+		t.Setenv(helperEnv, "1")
+		res := run(t, client, call("touch ran", 0), nil)
+		if res.Err == nil || res.Err.Kind != sdk.KindInternal || !strings.Contains(res.Err.Message, "refusing") {
+			t.Errorf("err = %v", res.Err)
+		}
+	})
+	if _, err := os.Stat(filepath.Join(ws, "ran")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a command ran")
+	}
+	res := run(t, client, call("env", 0), nil)
+	if strings.Contains(res.Content, helperEnv) {
+		t.Errorf("the helper's marker reached the command: %q", res.Content)
+	}
+}
