@@ -19,8 +19,8 @@ import (
 // appends. SIGKILL kills the process, not the machine: the kernel still
 // writes back what the process handed it, so this proves the commit
 // protocol (nothing is reported before it is committed, and a torn write
-// never corrupts the store). synchronous=FULL is what carries the same
-// promise through a power loss.
+// never corrupts the store). The store runs with synchronous=NORMAL, which
+// keeps that promise for process crashes, not for a power loss.
 const (
 	helperEnv        = "HARNESS_SESSION_TEST_WRITER_DB"
 	helperSessionEnv = "HARNESS_SESSION_TEST_WRITER_SESSION"

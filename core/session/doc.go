@@ -13,10 +13,11 @@
 //   - actions: tool calls that went through the action pipeline (DESIGN §6),
 //     from proposed to approved or denied, and the result once executed.
 //
-// Durability is the point of the package: a write is committed to disk
-// (WAL, synchronous=FULL) before the call that made it returns, so whatever
-// a caller has shown to a person or a program survives a crash of the
-// process. Event numbers are gap-free per session even when several
+// Durability is the point of the package: a write is committed (WAL,
+// synchronous=NORMAL) before the call that made it returns, so whatever a
+// caller has shown to a person or a program survives a crash of the
+// process, SIGKILL included. A power loss may lose the last commits before
+// a checkpoint; the store stays consistent either way. Event numbers are gap-free per session even when several
 // goroutines or processes append at once.
 //
 // The package decides nothing. It does not judge whether an action should be

@@ -104,7 +104,7 @@ func TestPragmas(t *testing.T) {
 		pragma, want string
 	}{
 		{"journal_mode", "wal"},
-		{"synchronous", "2"}, // FULL
+		{"synchronous", "1"}, // NORMAL
 		{"foreign_keys", "1"},
 		{"busy_timeout", "10000"},
 	}
