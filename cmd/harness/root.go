@@ -60,6 +60,7 @@ func (c *cli) rootCommand() *cobra.Command {
 		c.pluginsCommand(),
 		c.runCommand(),
 		c.sessionsCommand(),
+		c.actionsCommand(),
 		c.versionCommand(),
 		c.pluginServeCommand(),
 	)

@@ -1,6 +1,10 @@
 package engine
 
-import "sync"
+import (
+	"io"
+	"os"
+	"sync"
+)
 
 // Buffer sizes: a worker takes a buffer of at least initialBuffer from the
 // pool and keeps it across files and searches unless a file made it larger
@@ -31,4 +35,36 @@ func grow(buf []byte, size int64) []byte {
 	bigger := make([]byte, len(buf), want)
 	copy(bigger, buf)
 	return bigger
+}
+
+// readPath reads the whole file at path into buf, following symbolic
+// links. The walk reads through dirHandle.readFile; this serves a file
+// named by Query.Path and the platforms without openat.
+func readPath(path string, buf []byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return buf, err
+	}
+	defer f.Close()
+	sized := false
+	for {
+		if len(buf) == cap(buf) {
+			size := int64(0)
+			if !sized {
+				if info, err := f.Stat(); err == nil {
+					size = info.Size()
+				}
+				sized = true
+			}
+			buf = grow(buf, size)
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }

@@ -89,18 +89,26 @@
 //     context lines, so overlapping contexts repeat lines where rg merges
 //     them.
 //   - Unreadable files and folders are skipped silently (rg warns).
+//   - rg streams each file through a 64 KiB buffer; here a file is read
+//     whole, so memory grows with the largest file searched (one buffer
+//     per worker).
 //   - Hidden means a name starting with '.', on every platform (rg on
 //     Windows also honours the hidden attribute).
 //
 // # Performance
 //
 // One worker per GOMAXPROCS shares a LIFO of directories to list and of
-// batches of files to search. os.ReadDir takes entry types from getdents,
-// so no file is stat'ed; each file is read whole into the worker's reused
-// buffer (on Linux with bare open/read/close system calls); .gitignore
-// files are compiled once per folder. Literal search looks for the
-// needle's rarest byte with the vectorized bytes.IndexByte (a byte
-// frequency table picks it), confirms with a second byte, then compares;
-// line numbers are counted only for hits that are kept. Nothing is
-// allocated per line.
+// batches of a directory's files to search. On Linux a directory is listed
+// with getdents (entry types come with the names: no stat per entry) and
+// its files are opened relative to it with openat, so the kernel does not
+// walk the full path for every file; the directory stays open until the
+// last batch of its files is searched. Each file is read whole with bare
+// read calls into the worker's buffer, reused across files and searches.
+// .gitignore files are compiled once per folder. A literal is found by
+// looking for its rarest byte with the vectorized bytes.IndexByte (a byte
+// frequency table picks it), confirming with a second byte, then comparing;
+// lines are delimited and numbered only around the hits that are kept, the
+// NUL check runs only on files with a match, and nothing is allocated per
+// line. Elsewhere, directories are listed with os.ReadDir and files opened
+// by path.
 package engine

@@ -5,11 +5,13 @@ import (
 	"slices"
 )
 
-// scan finds the matching lines of one file. It returns how many lines
-// match and, as Hits, the first of them that can still make the result
-// (the collector says how many). A binary file has none. Lines are
-// numbered lazily: newlines are counted only up to the hits that are kept.
-func (w *worker) scan(rel string, content []byte) (total int, hits []Hit) {
+// scan finds the matching lines of the file dirRel/name. It returns how
+// many lines match and, as hits, the first of them that can still make the
+// result (the collector says how many), with the file's path relative to
+// the root, built only for a file with a match. A binary file has none.
+// Lines are numbered lazily: newlines are counted only up to the hits that
+// are kept.
+func (w *worker) scan(dirRel, name string, content []byte) (total int, hits []Hit, rel string) {
 	data := trimBOM(content)
 	m := w.matcher
 	keep := -1 // unknown until the first match
@@ -23,8 +25,9 @@ func (w *worker) scan(rel string, content []byte) (total int, hits []Hit) {
 			// Most files have no match: only those that do pay for the
 			// pass over the whole content that finds a NUL byte.
 			if isBinary(content) {
-				return 0, nil
+				return 0, nil, ""
 			}
+			rel = joinRel(dirRel, name)
 			keep = w.s.coll.budget(rel)
 		}
 		total++
@@ -35,7 +38,7 @@ func (w *worker) scan(rel string, content []byte) (total int, hits []Hit) {
 		}
 		from = end + 1
 	}
-	return total, hits
+	return total, hits, rel
 }
 
 var newline = []byte{'\n'}

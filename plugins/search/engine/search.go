@@ -232,6 +232,12 @@ func loadIgnore(file string, parent *ignoreFile, base string) *ignoreFile {
 	if err != nil {
 		return parent
 	}
+	return chainIgnore(content, parent, base)
+}
+
+// chainIgnore compiles the content of the ignore file of the folder base
+// and chains it below parent (unless it has no pattern).
+func chainIgnore(content []byte, parent *ignoreFile, base string) *ignoreFile {
 	patterns := parseIgnore(content)
 	if len(patterns) == 0 {
 		return parent

@@ -221,6 +221,12 @@ func TestSearchFilePath(t *testing.T) {
 	if !reflect.DeepEqual(res.Hits, want) || res.Total != 2 || res.Files != 1 {
 		t.Errorf("got %+v", res)
 	}
+	// A link named as the path is followed while it stays inside the root,
+	// as rg follows a path given on its command line.
+	res, err = Search(context.Background(), root, Query{Pattern: "needle", Path: "link.txt"})
+	if err != nil || res.Total != 2 || res.Hits[0].Path != "link.txt" {
+		t.Errorf("through a link: %+v, %v", res, err)
+	}
 }
 
 func TestSearchCanceled(t *testing.T) {

@@ -3,9 +3,10 @@ package engine
 import (
 	"bytes"
 	"context"
-	"os"
+	"path"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 )
 
@@ -20,11 +21,12 @@ type search struct {
 	queue        queue
 }
 
-// job is a unit of work: read a directory (files == nil), or search some
-// files of a directory that was read already.
+// job is a unit of work: list a directory (handle == nil), or search some
+// files of a directory listed already.
 type job struct {
-	dir   *dirInfo
-	files []string // names in dir
+	dir    *dirInfo
+	handle *dirHandle // holds a reference for this job
+	files  []string   // names in dir
 }
 
 type dirInfo struct {
@@ -40,9 +42,7 @@ const filesPerJob = 32
 // run walks and searches with one worker per GOMAXPROCS.
 func (s *search) run(from origin) error {
 	if !from.isDir {
-		w := s.newWorker()
-		w.searchFile(from.rel, true)
-		putBuffer(w.buf)
+		s.searchOriginFile(from.rel)
 		return s.ctx.Err()
 	}
 	s.queue.init(job{dir: &dirInfo{rel: from.rel, ignore: from.ignore}})
@@ -50,26 +50,38 @@ func (s *search) run(from origin) error {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			w := s.newWorker()
+			defer putBuffer(w.buf)
 			for j, ok := s.queue.pop(); ok; j, ok = s.queue.pop() {
 				if s.ctx.Err() != nil {
 					s.queue.stop()
+					j.discard()
 				} else {
 					w.do(j)
 				}
 				s.queue.done()
 			}
-			putBuffer(w.buf)
 		})
 	}
 	wg.Wait()
+	for _, j := range s.queue.jobs { // left over after a cancellation
+		j.discard()
+	}
 	return s.ctx.Err()
+}
+
+// discard gives up a job without doing it.
+func (j job) discard() {
+	if j.handle != nil {
+		j.handle.release()
+	}
 }
 
 // worker holds what one goroutine reuses from file to file.
 type worker struct {
 	s       *search
 	matcher lineMatcher
-	buf     []byte
+	buf     []byte // file content
+	dirBuf  []byte // directory listings
 }
 
 func (s *search) newWorker() *worker {
@@ -77,39 +89,48 @@ func (s *search) newWorker() *worker {
 }
 
 func (w *worker) do(j job) {
-	if j.files == nil {
-		j.files = w.readDir(j.dir)
+	if j.handle == nil {
+		j.handle, j.files = w.readDir(j.dir)
+		if j.handle == nil {
+			return
+		}
 	}
 	for _, name := range j.files {
-		w.searchFile(joinRel(j.dir.rel, name), false)
+		w.searchFile(j.dir, j.handle, name)
 	}
+	j.handle.release()
 }
 
 // readDir lists a directory, queues its subdirectories and all but the
-// first filesPerJob files, and returns those first files for the caller.
-func (w *worker) readDir(dir *dirInfo) []string {
-	// os.ReadDir takes each entry's type from getdents: no stat per entry.
-	entries, err := os.ReadDir(w.s.rootPrefix + filepath.FromSlash(dir.rel))
+// first filesPerJob files, and returns those first files for the caller,
+// with the directory handle (nil when the directory is unreadable: it is
+// skipped, as rg does, without its warning).
+func (w *worker) readDir(dir *dirInfo) (*dirHandle, []string) {
+	h, entries, err := openDir(w.s.rootPrefix+filepath.FromSlash(dir.rel), &w.dirBuf)
 	if err != nil {
-		return nil // unreadable directories are skipped, as rg does (it also warns)
+		return nil, nil
 	}
 	ign := dir.ignore
 	for _, e := range entries {
-		if e.Name() == ".gitignore" && e.Type().IsRegular() {
-			ign = loadIgnore(w.s.rootPrefix+filepath.FromSlash(joinRel(dir.rel, ".gitignore")), ign, dirBase(dir.rel))
+		if e.name == ".gitignore" && e.kind == kindFile {
+			if content, err := h.readFile(e.name, nil); err == nil {
+				ign = chainIgnore(content, ign, dirBase(dir.rel))
+			}
 			break
 		}
 	}
 	var files []string
 	var jobs []job
 	for _, e := range entries {
-		name, typ := e.Name(), e.Type()
-		isDir := typ.IsDir()
-		if !isDir && !typ.IsRegular() || isDir && alwaysSkipped(name) {
+		isDir := e.kind == kindDir
+		if !isDir && e.kind != kindFile || isDir && alwaysSkipped(e.name) {
 			continue // symbolic links are not followed; devices, sockets, pipes are not searched
 		}
-		rel := joinRel(dir.rel, name)
-		if !w.s.visible(ign, rel, name, isDir) {
+		var rel string // built only when needed: most files of most trees never need it
+		if isDir || ign != nil || w.s.glob != nil {
+			rel = joinRel(dir.rel, e.name)
+		}
+		if !visible(ign, rel, e.name, isDir) {
 			continue
 		}
 		switch {
@@ -117,25 +138,26 @@ func (w *worker) readDir(dir *dirInfo) []string {
 			if w.s.glob == nil || w.s.glob.mayContain(rel) {
 				jobs = append(jobs, job{dir: &dirInfo{rel: rel, ignore: ign}})
 			}
-		case w.s.glob == nil || w.s.glob.matches(rel, name):
-			files = append(files, name)
+		case w.s.glob == nil || w.s.glob.matches(rel, e.name):
+			files = append(files, e.name)
 		}
 	}
-	if len(files) > filesPerJob {
-		child := &dirInfo{rel: dir.rel, ignore: ign}
-		for i := filesPerJob; i < len(files); i += filesPerJob {
-			jobs = append(jobs, job{dir: child, files: files[i:min(i+filesPerJob, len(files))]})
-		}
-		files = files[:filesPerJob]
+	here := dir
+	if ign != dir.ignore {
+		here = &dirInfo{rel: dir.rel, ignore: ign}
+	}
+	for i := filesPerJob; i < len(files); i += filesPerJob {
+		h.hold(1)
+		jobs = append(jobs, job{dir: here, handle: h, files: files[i:min(i+filesPerJob, len(files))]})
 	}
 	w.s.queue.push(jobs)
-	return files
+	return h, files[:min(len(files), filesPerJob)]
 }
 
 // visible applies the ignore rules and ripgrep's hidden-file rule to an
 // entry: an entry an ignore file excludes is skipped; an entry whose name
 // starts with '.' is skipped unless a negated pattern ("!.env") keeps it.
-func (s *search) visible(ign *ignoreFile, rel, name string, isDir bool) bool {
+func visible(ign *ignoreFile, rel, name string, isDir bool) bool {
 	v := undecided
 	if ign != nil {
 		v = ign.decide(rel, name, isDir)
@@ -143,18 +165,39 @@ func (s *search) visible(ign *ignoreFile, rel, name string, isDir bool) bool {
 	return v == kept || v == undecided && name[0] != '.'
 }
 
-// searchFile reads and searches one file; unreadable and binary files are
-// skipped.
-func (w *worker) searchFile(rel string, follow bool) {
-	data, err := readFile(w.s.rootPrefix+filepath.FromSlash(rel), w.buf[:0], follow)
+// searchFile reads and searches one file of a directory; unreadable files
+// are skipped.
+func (w *worker) searchFile(dir *dirInfo, h *dirHandle, name string) {
+	data, err := h.readFile(name, w.buf[:0])
+	w.keep(data)
+	if err == nil {
+		w.searchContent(dir.rel, name, data)
+	}
+}
+
+// searchOriginFile searches the file Query.Path names.
+func (s *search) searchOriginFile(rel string) {
+	w := s.newWorker()
+	defer putBuffer(w.buf)
+	data, err := readPath(s.rootPrefix+filepath.FromSlash(rel), w.buf[:0])
+	w.keep(data)
+	if err == nil {
+		dir, name := path.Split(rel)
+		w.searchContent(strings.TrimSuffix(dir, "/"), name, data)
+	}
+}
+
+// keep makes the buffer data was read into the worker's buffer, unless a
+// large file made it too big to hold on to.
+func (w *worker) keep(data []byte) {
 	if cap(data) <= maxKeptBuffer {
 		w.buf = data[:0]
 	}
-	if err != nil {
-		return
-	}
+}
+
+func (w *worker) searchContent(dirRel, name string, data []byte) {
 	w.matcher.reset()
-	if total, hits := w.scan(rel, data); total > 0 {
+	if total, hits, rel := w.scan(dirRel, name, data); total > 0 {
 		w.s.coll.add(rel, total, hits)
 	}
 }
@@ -174,7 +217,8 @@ func dirBase(rel string) string {
 }
 
 // queue is the shared LIFO of jobs. Depth-first order keeps the number of
-// pending directories small.
+// pending directories small, and the batches of a directory's files are
+// searched soon after it is listed, while it is open.
 type queue struct {
 	mu      sync.Mutex
 	cond    sync.Cond
