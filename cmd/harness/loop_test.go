@@ -3,6 +3,7 @@ package main_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -298,6 +299,52 @@ func TestThirtyTurnSessionKeepsThePrefixCacheWarm(t *testing.T) {
 		}
 		if prefixes[i] == 0 {
 			t.Errorf("llm.request %d records no shared prefix", i+1)
+		}
+	}
+}
+
+func TestDeferApproveResume(t *testing.T) {
+	t.Parallel()
+	fake := fakedeepseek.New(t,
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Creating the marker.", ToolCalls: []fakedeepseek.ToolCall{{ID: "call_t", Name: "terminal", Arguments: `{"command":"touch approved.txt"}`}}}),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "The command waits for approval."}),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "The marker exists now."}),
+	)
+	cfg := strings.Replace(deepseekConfig(fake.URL, "  permissions {\n    unattended = \"defer\"\n  }", ""),
+		`tools = ["read_file", "search_workspace"]`, `tools = ["read_file", "terminal"]`, 1)
+	run := runFake(t, cfg, nil)
+	if run.result.code != 4 {
+		t.Fatalf("exit %d, want 4 (pending approval)\n%s", run.result.code, run.result.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(run.dir, "approved.txt")); err == nil {
+		t.Fatal("the deferred command ran before approval")
+	}
+	env := []string{"TEST_DEEPSEEK_KEY=" + apiKey}
+	list := harness(t, run.dir, env, "actions", "list")
+	fields := strings.Fields(strings.Split(strings.TrimSpace(list.stdout), "\n")[1])
+	if list.code != 0 || len(fields) == 0 || !strings.Contains(list.stdout, "pending") {
+		t.Fatalf("actions list: %+v", list)
+	}
+	id := fields[0]
+	if r := harness(t, run.dir, env, "actions", "approve", id); r.code != 0 {
+		t.Fatalf("actions approve: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(run.dir, "approved.txt")); err != nil {
+		t.Fatalf("the approved command did not run: %v", err)
+	}
+	resumed := harness(t, run.dir, env, "run", "--json", "--no-input", "--resume", run.events[0].Session, "agent.hcl")
+	if resumed.code != 0 {
+		t.Fatalf("resume: exit %d\n%s", resumed.code, resumed.stderr)
+	}
+	reqs := fake.Requests()
+	last := messagesOf(t, reqs[len(reqs)-1])
+	if !strings.Contains(fmt.Sprint(last[len(last)-1]["content"]), "was approved and ran") {
+		t.Errorf("the resumed request does not tell the model about the approval: %v", last[len(last)-1])
+	}
+	first := messagesOf(t, reqs[1])
+	for i := range first {
+		if fmt.Sprint(first[i]) != fmt.Sprint(last[i]) {
+			t.Fatalf("resume changed message %d of the earlier conversation", i)
 		}
 	}
 }

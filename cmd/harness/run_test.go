@@ -287,3 +287,20 @@ func TestRunKilledLeavesEveryPrintedEventInTheStore(t *testing.T) {
 		t.Errorf("processes outlived the killed harness: %v", left)
 	}
 }
+
+func TestRunStartsOnlyThePluginsTheAgentNeeds(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "turns.hcl"), "turn {\n  text = \"hi\"\n}\n")
+	writeFile(t, filepath.Join(dir, "agent.hcl"), strings.Replace(sleeperConfig, `tools = ["terminal"]`, `tools = ["read_file"]`, 1))
+	r := harness(t, dir, []string{"HARNESS_LOG=debug"}, "run", "--no-input", "agent.hcl", "hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for name, want := range map[string]bool{"readfile": true, "provider.offline": true, "writefile": false, "terminal": false, "search": false} {
+		started := strings.Contains(r.stderr, "plugin started: name="+name+" ")
+		if started != want {
+			t.Errorf("plugin %s started: %v, want %v", name, started, want)
+		}
+	}
+}

@@ -18,6 +18,9 @@ import (
 type Builtin struct {
 	Name string
 	Kind string // sdk.KindTool or sdk.KindProvider
+	// Tools are the tools a built-in tool plugin offers, known without
+	// starting it, so a run starts only the plugins its agent needs.
+	Tools []string
 }
 
 // Plugin is what the catalog knows of one plugin.
@@ -35,6 +38,7 @@ type Catalog struct {
 	mu      sync.Mutex
 	plugins map[string]*Plugin
 	owner   map[string]string // tool name -> plugin name
+	static  map[string]string // built-in tool name -> plugin name, before describing
 }
 
 var (
@@ -45,7 +49,7 @@ var (
 // New registers the built-ins and the configuration's plugin and hook
 // blocks with host. Nothing starts yet.
 func New(cfg *config.Config, host *pluginhost.Host, builtins []Builtin) (*Catalog, hcl.Diagnostics) {
-	c := &Catalog{cfg: cfg, host: host, plugins: map[string]*Plugin{}, owner: map[string]string{}}
+	c := &Catalog{cfg: cfg, host: host, plugins: map[string]*Plugin{}, owner: map[string]string{}, static: map[string]string{}}
 	lock, diags := config.ReadLock(cfg.Dir)
 	add := func(spec pluginhost.Spec, rng hcl.Range) {
 		if err := host.Register(spec); err != nil {
@@ -57,6 +61,9 @@ func New(cfg *config.Config, host *pluginhost.Host, builtins []Builtin) (*Catalo
 	}
 	for _, b := range builtins {
 		add(pluginhost.Spec{Name: b.Name, Kind: b.Kind, Builtin: true}, hcl.Range{})
+		for _, t := range b.Tools {
+			c.static[t] = b.Name
+		}
 	}
 	for _, p := range cfg.Plugins {
 		add(pluginhost.Spec{Name: p.Name, Kind: sdk.KindTool, Path: p.Path, SHA256: cfg.ExpectedSHA256(p.Name, lock)}, p.DeclRange)
@@ -98,6 +105,38 @@ func (c *Catalog) Describe(ctx context.Context, names ...string) error {
 		}
 	}
 	return nil
+}
+
+// DescribeFor describes only the tool plugins that may offer the given
+// tools: the built-ins known to offer them, and every third-party tool
+// plugin when some tool is not a built-in's. Plugins nobody needs do not
+// start.
+func (c *Catalog) DescribeFor(ctx context.Context, tools []string) error {
+	need := map[string]bool{}
+	thirdParty := false
+	for _, t := range tools {
+		if p, ok := c.static[t]; ok {
+			need[p] = true
+		} else {
+			thirdParty = true
+		}
+	}
+	if thirdParty {
+		for name, p := range c.plugins {
+			if p.Spec.Kind == sdk.KindTool && !p.Spec.Builtin {
+				need[name] = true
+			}
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(need))
+	for name := range need {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return c.Describe(ctx, names...)
 }
 
 func (c *Catalog) describe(ctx context.Context, name string) error {

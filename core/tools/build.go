@@ -56,14 +56,14 @@ func Build(ctx context.Context, s Setup) (*Registry, error) {
 	if len(wanted) == 0 {
 		return reg, nil
 	}
-	// Which plugin offers a tool is known only once the plugins describe
-	// themselves; failures are kept per plugin and reported below if they matter.
-	_ = s.Catalog.Describe(ctx)
+	// Only the plugins that may offer the agent's tools start; failures are
+	// kept per plugin and reported below if they matter.
+	_ = s.Catalog.DescribeFor(ctx, wanted)
 
 	var errs []error
 	owners := map[string]bool{}
 	for _, p := range s.Catalog.Plugins() {
-		if p.Spec.Kind != sdk.KindTool || p.Err != nil {
+		if p.Spec.Kind != sdk.KindTool || p.Err != nil || p.Info.Name == "" {
 			continue
 		}
 		handle, err := s.Catalog.Host().Tool(p.Spec.Name)

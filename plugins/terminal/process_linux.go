@@ -327,16 +327,6 @@ func shutdown() {
 		procs = append(procs, p)
 	}
 	running.Unlock()
-	dbg, _ := os.OpenFile(fmt.Sprintf("/tmp/termdebug-%d.log", os.Getpid()), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	fmt.Fprintf(dbg, "%v shutdown procs=%d\n", time.Now().Format("15:04:05.000000"), len(procs))
-	for _, p := range procs {
-		fmt.Fprintf(dbg, "  helper %d status %+v\n", p.cmd.Process.Pid, p.result())
-	}
-	all, _ := listProcs()
-	for _, pr := range all {
-		fmt.Fprintf(dbg, "  proc %+v %q\n", pr, "")
-	}
-	dbg.Close()
 	for _, p := range procs {
 		p.mu.Lock()
 		p.shutdown = true
@@ -351,8 +341,6 @@ func shutdown() {
 // (it is their subreaper) and are caught in the next round.
 func killChildren(limit time.Duration) {
 	self := os.Getpid()
-	dbg, _ := os.OpenFile(fmt.Sprintf("/tmp/termdebug-%d.log", self), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	defer dbg.Close()
 	deadline := time.Now().Add(limit)
 	for {
 		alive := 0
@@ -367,15 +355,6 @@ func killChildren(limit time.Duration) {
 			}
 			alive++
 			_ = unix.Kill(pr.pid, syscall.SIGKILL)
-			fmt.Fprintf(dbg, "%v kill %d %c %q\n", time.Now().Format("15:04:05.000000"), pr.pid, pr.state, "")
-		}
-		fmt.Fprintf(dbg, "%v scan alive=%d\n", time.Now().Format("15:04:05.000000"), alive)
-		for _, pr := range procs {
-			if pr.pid > 300 && pr.ppid != 2 && pr.ppid != 0 {
-				if c, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pr.pid)); strings.Contains(string(c), "300.") {
-					fmt.Fprintf(dbg, "   see %+v\n", pr)
-				}
-			}
 		}
 		if alive == 0 || time.Now().After(deadline) {
 			return
