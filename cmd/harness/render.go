@@ -27,6 +27,8 @@ type renderer struct {
 	inReasoning bool
 	promptTok   int64
 	cacheHit    int64
+
+	spin *spinner // on a terminal, while waiting for a model's first token
 }
 
 func newRenderer(human, jsonOut io.Writer, asJSON, color bool) *renderer {
@@ -68,7 +70,18 @@ func (r *renderer) event(ev session.Event) {
 	if r.asJSON {
 		return // people see the closing line only
 	}
+	r.stopSpinner()
 	r.human.Write([]byte(r.render(ev.Type, d)))
+	if ev.Type == "llm.request" && r.color {
+		r.spin = startSpinner(r.human)
+	}
+}
+
+func (r *renderer) stopSpinner() {
+	if r.spin != nil {
+		r.spin.stop()
+		r.spin = nil
+	}
 }
 
 // render returns the text of one event for people.
@@ -204,6 +217,7 @@ func (r *renderer) card(d map[string]any) string {
 func (r *renderer) finishTurn(agent.Outcome) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.stopSpinner()
 	var b strings.Builder
 	r.newline(&b)
 	r.human.Write([]byte(b.String()))
@@ -256,11 +270,18 @@ func argsSummary(v any) string {
 	sort.Strings(keys)
 	var parts []string
 	for _, k := range keys {
-		val := fmt.Sprint(m[k])
-		if s, ok := m[k].(string); ok {
-			val = s
-			if k == "content" || len(s) > 60 {
-				val = fmt.Sprintf("(%d bytes)", len(s))
+		var val string
+		switch v := m[k].(type) {
+		case string:
+			val = v
+			if k == "content" || len(v) > 60 {
+				val = fmt.Sprintf("(%d bytes)", len(v))
+			}
+		default:
+			b, _ := json.Marshal(v)
+			val = string(b)
+			if len(val) > 60 {
+				val = val[:57] + "…"
 			}
 		}
 		parts = append(parts, k+"="+strings.ReplaceAll(val, "\n", "⏎"))

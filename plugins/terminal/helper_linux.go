@@ -221,9 +221,7 @@ func nothingLeft(pgid int) bool {
 	if err := unix.Kill(-pgid, 0); !errors.Is(err, unix.ESRCH) {
 		return false
 	}
-	var info unix.Siginfo
-	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
-	return errors.Is(err, unix.ECHILD)
+	return noChildren()
 }
 
 func isClosed(ch <-chan struct{}) bool {

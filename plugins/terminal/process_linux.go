@@ -337,13 +337,15 @@ func shutdown() {
 }
 
 // killChildren sends SIGKILL to the plugin's children and reaps them, over
-// and over: the children of a killed process become the plugin's own
-// (it is their subreaper) and are caught in the next round.
+// and over, until the plugin has no child left: the children of a killed
+// process become the plugin's own (it is their subreaper) and are caught
+// in a later round. A child that /proc shows as a zombie may still be
+// dying (a multi-threaded process whose main thread exited first, its
+// children not yet handed on), so only the kernel's "no child" ends it.
 func killChildren(limit time.Duration) {
 	self := os.Getpid()
 	deadline := time.Now().Add(limit)
 	for {
-		alive := 0
 		procs, _ := listProcs()
 		for _, pr := range procs {
 			if pr.ppid != self {
@@ -353,12 +355,19 @@ func killChildren(limit time.Duration) {
 				_, _ = unix.Wait4(pr.pid, nil, unix.WNOHANG, nil)
 				continue
 			}
-			alive++
 			_ = unix.Kill(pr.pid, syscall.SIGKILL)
 		}
-		if alive == 0 || time.Now().After(deadline) {
+		if noChildren() || time.Now().After(deadline) {
 			return
 		}
 		time.Sleep(scanEvery)
 	}
+}
+
+// noChildren says whether the process has no child at all, live or
+// waiting to be reaped.
+func noChildren() bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return errors.Is(err, unix.ECHILD)
 }

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/harness-agent/harness/core/agent"
+	"github.com/harness-agent/harness/core/session"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// sampleEvents is a session with one of every card.
+var sampleEvents = []struct {
+	typ  string
+	data string
+}{
+	{"session.started", `{"agent":"coder","model":"flash","workspace":"/ws","task":"fix it"}`},
+	{"llm.request", `{"turn":1,"model":"flash","prompt_tokens_est":1200,"shared_prefix_bytes":0}`},
+	{"assistant.chunk", `{"block":0,"kind":"reasoning","delta":"Check the tests first."}`},
+	{"assistant.chunk", `{"block":1,"kind":"text","delta":"Let me look "}`},
+	{"assistant.chunk", `{"block":1,"kind":"text","delta":"at the code."}`},
+	{"assistant.message", `{"content":"Let me look at the code.","tool_calls":[]}`},
+	{"llm.usage", `{"prompt_tokens":1000,"completion_tokens":50,"cache_hit_tokens":768,"cache_miss_tokens":232,"cost_usd":0.0002}`},
+	{"tool.call", `{"call_id":"c1","tool":"search_workspace","arguments":{"query":"TODO","glob":"*.go"}}`},
+	{"tool.result", `{"call_id":"c1","tool":"search_workspace","ok":true,"presentation":{"kind":"search","query":"TODO","total":2,"hits":[{"path":"a.go","line":3,"text":"// TODO: one"},{"path":"b/c.go","line":10,"text":"\t// TODO: two"}]}}`},
+	{"tool.call", `{"call_id":"c2","tool":"read_file","arguments":{"path":"a.go"}}`},
+	{"tool.result", `{"call_id":"c2","tool":"read_file","ok":true,"presentation":{"kind":"file","path":"a.go","start_line":1,"end_line":12}}`},
+	{"tool.call", `{"call_id":"c3","tool":"write_file","arguments":{"path":"a.go","content":"package a\n"}}`},
+	{"tool.result", `{"call_id":"c3","tool":"write_file","ok":true,"presentation":{"kind":"diff","path":"a.go","unified":"--- a/a.go\n+++ b/a.go\n@@ -1,2 +1,2 @@\n package a\n-// TODO: one\n+// done\n"}}`},
+	{"tool.call", `{"call_id":"c4","tool":"terminal","arguments":{"command":"go test ./..."}}`},
+	{"action.proposed", `{"action_id":"a-1","call_id":"c4","kind":"terminal","summary":"go test ./..."}`},
+	{"action.decided", `{"action_id":"a-1","decision":"approved","by":"policy","rule":"allow_commands"}`},
+	{"tool.result", `{"call_id":"c4","tool":"terminal","ok":true,"presentation":{"kind":"terminal","command":"go test ./...","exit_code":1,"output":"--- FAIL: TestA\nFAIL\n"}}`},
+	{"tool.call", `{"call_id":"c5","tool":"terminal","arguments":{"command":"rm -rf /"}}`},
+	{"action.decided", `{"action_id":"a-2","decision":"denied","by":"policy","rule":"deny_commands \"rm *\""}`},
+	{"tool.result", `{"call_id":"c5","tool":"terminal","ok":false,"error":{"kind":"denied","message":"terminal (rm -rf /) was denied by policy"}}`},
+	{"llm.retry", `{"attempt":1,"kind":"rate_limited","delay_ms":500}`},
+	{"artifact.note", `{"title":"Tests fail","body":"TestA fails on main."}`},
+	{"context.compacted", `{"tokens_before":90000,"tokens_after":20000,"dropped_messages":14,"summarizer":"model"}`},
+	{"assistant.chunk", `{"block":0,"kind":"text","delta":"Done."}`},
+	{"agent.response", `{"text":"Done."}`},
+	{"session.ended", `{"status":"completed","turns":2,"tokens":1050,"cost_usd":0.0002}`},
+}
+
+func renderSample(t *testing.T, color bool) string {
+	t.Helper()
+	var out bytes.Buffer
+	r := newRenderer(&out, nil, false, color)
+	r.color = color
+	for i, e := range sampleEvents {
+		if e.typ == "llm.request" {
+			continue // the spinner belongs to live runs
+		}
+		r.event(session.Event{Seq: int64(i + 1), Time: time.Unix(0, 0), Session: "s-1", Type: e.typ, Data: json.RawMessage(e.data)})
+	}
+	r.finishTurn(agent.Outcome{})
+	r.closing("s-1", agent.Outcome{Status: agent.StatusCompleted}, agent.Totals{Turns: 2, Tokens: 1050, CostUSD: 0.0002})
+	return out.String()
+}
+
+func TestRenderedCardsGolden(t *testing.T) {
+	t.Parallel()
+	for name, color := range map[string]bool{"plain": false, "color": true} {
+		got := renderSample(t, color)
+		golden := filepath.Join("testdata", "render", name+".golden")
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != string(want) {
+			t.Errorf("%s rendering differs from %s (run go test -update):\n%s", name, golden, got)
+		}
+	}
+}
+
+func TestJSONModePrintsEventsOnlyOnStdout(t *testing.T) {
+	t.Parallel()
+	var human, jsonOut bytes.Buffer
+	r := newRenderer(&human, &jsonOut, true, false)
+	ev := session.Event{Seq: 1, Time: time.Unix(0, 0).UTC(), Session: "s-1", Type: "assistant.chunk", Data: json.RawMessage(`{"block":0,"kind":"text","delta":"hi"}`)}
+	r.event(ev)
+	want, _ := json.Marshal(ev)
+	if jsonOut.String() != string(want)+"\n" || human.Len() != 0 {
+		t.Fatalf("json %q human %q", jsonOut.String(), human.String())
+	}
+}
