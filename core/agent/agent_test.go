@@ -1,0 +1,134 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/sdk"
+)
+
+func ev(seq int64, typ string, data any) session.Event {
+	b, _ := json.Marshal(data)
+	return session.Event{Seq: seq, Time: time.Unix(seq, 0), Session: "s", Type: typ, Data: b}
+}
+
+func call(id, name, args string) map[string]any {
+	return map[string]any{"id": id, "name": name, "arguments": json.RawMessage(args)}
+}
+
+func TestRebuild(t *testing.T) {
+	t.Parallel()
+	events := []session.Event{
+		ev(1, EventSessionStarted, map[string]any{"agent": "a", "task": "do it"}),
+		ev(2, "llm.request", map[string]any{}),
+		ev(3, "assistant.chunk", map[string]any{"delta": "never used"}),
+		ev(4, EventAssistant, map[string]any{"content": "looking", "reasoning": "r1", "tool_calls": []any{call("c1", "read_file", `{"path":"a"}`), call("c2", "terminal", `{"command":"ls"}`)}}),
+		ev(5, tools.EventToolResult, tools.ResultEvent{CallID: "c2", Tool: "terminal", Content: "awaits approval", Error: &tools.ErrorData{Kind: sdk.KindPendingApproval, Message: "awaits approval as a-1"}, ActionID: "a-1"}),
+		ev(6, tools.EventToolResult, tools.ResultEvent{CallID: "c1", Tool: "read_file", OK: true, Content: "A"}),
+		ev(7, EventAssistant, map[string]any{"content": "done", "tool_calls": []any{}}),
+		ev(8, EventUserMessage, map[string]any{"text": "more"}),
+		ev(9, EventAssistant, map[string]any{"content": "calling", "tool_calls": []any{call("c3", "read_file", `{"path":"b"}`)}}),
+		// killed before c3's result; later the action of c2 was approved:
+		ev(10, tools.EventToolResult, tools.ResultEvent{CallID: "c2", Tool: "terminal", OK: true, Content: "a\nb", ActionID: "a-1"}),
+	}
+	got, err := Rebuild(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []sdk.Message{
+		{Role: sdk.RoleUser, Content: "do it"},
+		{Role: sdk.RoleAssistant, Content: "looking", Reasoning: "r1", ToolCalls: []sdk.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a"}`}, {ID: "c2", Name: "terminal", Arguments: `{"command":"ls"}`}}},
+		{Role: sdk.RoleTool, ToolCallID: "c1", Content: "A"},
+		{Role: sdk.RoleTool, ToolCallID: "c2", Content: "error (pending_approval): awaits approval as a-1\nawaits approval"},
+		{Role: sdk.RoleAssistant, Content: "done"},
+		{Role: sdk.RoleUser, Content: "more"},
+		{Role: sdk.RoleUser, Content: "[Update] Your terminal call c2 (action a-1) was approved and ran. Result:\na\nb"},
+	}
+	if diff := cmp.Diff(want, got.Messages); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	if got.Turns != 2 || len(got.Calls) != 2 {
+		t.Errorf("turns %d calls %d: the unfinished turn must be dropped", got.Turns, len(got.Calls))
+	}
+}
+
+func TestSplitNeverSeparatesACallFromItsResult(t *testing.T) {
+	t.Parallel()
+	msgs := []sdk.Message{
+		{Role: sdk.RoleSystem, Content: "sys"},
+		{Role: sdk.RoleUser, Content: "task"},
+		{Role: sdk.RoleAssistant, ToolCalls: []sdk.ToolCall{{ID: "1"}, {ID: "2"}}},
+		{Role: sdk.RoleTool, ToolCallID: "1"},
+		{Role: sdk.RoleTool, ToolCallID: "2"},
+		{Role: sdk.RoleAssistant, Content: "ok"},
+		{Role: sdk.RoleUser, Content: "next"},
+	}
+	pinned, groups := split(msgs)
+	if len(pinned) != 2 || len(groups) != 3 || len(groups[0]) != 3 {
+		t.Fatalf("pinned %d, groups %v", len(pinned), groups)
+	}
+}
+
+type fakeRecorder struct{ events []string }
+
+func (f *fakeRecorder) Record(_ context.Context, typ string, data any) error {
+	b, _ := json.Marshal(data)
+	f.events = append(f.events, typ+" "+string(b))
+	return nil
+}
+
+func TestCompactorFallbackAndBreaker(t *testing.T) {
+	t.Parallel()
+	msgs := []sdk.Message{{Role: sdk.RoleSystem, Content: "sys"}, {Role: sdk.RoleUser, Content: "task"}}
+	for i := 0; i < 10; i++ {
+		msgs = append(msgs,
+			sdk.Message{Role: sdk.RoleAssistant, ToolCalls: []sdk.ToolCall{{ID: fmt.Sprint(i), Name: "read_file", Arguments: "{}"}}},
+			sdk.Message{Role: sdk.RoleTool, ToolCallID: fmt.Sprint(i), Content: strings.Repeat("x", 4000)})
+	}
+	est := newEstimator()
+	rec := &fakeRecorder{}
+	c := &Compactor{ContextWindow: 10000, Threshold: 0.5, KeepRecent: 2}
+	out, stop := c.Maybe(context.Background(), msgs, rec, &est, nil)
+	if stop {
+		t.Fatal("the first compaction stopped the run")
+	}
+	if len(out) != 2+1+4 || out[0].Content != "sys" || out[1].Content != "task" {
+		t.Fatalf("compacted to %d messages: pinned kept? %q %q", len(out), out[0].Content, out[1].Content)
+	}
+	if !strings.Contains(rec.events[0], `"summarizer":"fallback"`) {
+		t.Errorf("event %s", rec.events[0])
+	}
+	// A context that no compaction can bring under the threshold stops the
+	// run after three tries in a row.
+	huge := []sdk.Message{{Role: sdk.RoleSystem, Content: strings.Repeat("s", 40000)}, {Role: sdk.RoleUser, Content: "task"}}
+	c2 := &Compactor{ContextWindow: 10000, Threshold: 0.5, KeepRecent: 2}
+	for i := 1; i <= 3; i++ {
+		_, stop := c2.Maybe(context.Background(), huge, rec, &est, nil)
+		if stop != (i == 3) {
+			t.Fatalf("try %d: stop %v", i, stop)
+		}
+	}
+}
+
+func TestSharedPrefixAndEstimator(t *testing.T) {
+	t.Parallel()
+	if n := sharedPrefix([]byte("abcdef"), []byte("abcxyz")); n != 3 {
+		t.Errorf("shared prefix %d", n)
+	}
+	e := newEstimator()
+	if got := e.tokens(400); got != 100 {
+		t.Errorf("default estimate %d", got)
+	}
+	e.calibrate(400, 200) // the provider counts 2 bytes per token
+	if got := e.tokens(400); got != 133 {
+		t.Errorf("calibrated estimate %d, want halfway to 200", got)
+	}
+}
