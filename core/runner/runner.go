@@ -51,6 +51,7 @@ type Runner struct {
 	client   *llm.Client
 	system   string
 
+	warmed  chan struct{} // closed when the agent's tool plugins have started
 	session string
 	rec     *recorder
 	loop    *agent.Loop
@@ -82,11 +83,20 @@ func Open(ctx context.Context, opts Options) (*Runner, error) {
 		return nil, errors.New(diags.Error())
 	}
 	r.catalog = cat
+	// Start the agent's tool plugins while the providers start: a run pays
+	// for the slowest start, not the sum. Build reports any failure.
+	r.warmed = make(chan struct{})
+	go func() {
+		defer close(r.warmed)
+		_ = cat.DescribeFor(ctx, ag.Tools)
+	}()
 	if err := r.openModels(ctx); err != nil {
+		<-r.warmed
 		host.Close()
 		return nil, err
 	}
 	if r.store, err = session.Open(cfg.Workspace); err != nil {
+		<-r.warmed
 		host.Close()
 		return nil, err
 	}
@@ -184,6 +194,7 @@ func (s streamer) Stream(ctx context.Context, h sdk.Handle, req sdk.StreamReques
 // build assembles the session's tools, prompt and loop.
 func (r *Runner) build(ctx context.Context) error {
 	r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink}
+	<-r.warmed
 	reg, err := tools.Build(ctx, tools.Setup{Config: r.cfg, Agent: r.agent, Catalog: r.catalog, Logger: r.opts.Logger})
 	if err != nil {
 		return err
@@ -397,6 +408,7 @@ func (r *Runner) End(ctx context.Context, status string) error {
 
 // Close stops every plugin and closes the store.
 func (r *Runner) Close() error {
+	<-r.warmed
 	r.host.Close()
 	return r.store.Close()
 }

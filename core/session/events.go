@@ -39,9 +39,17 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	}{e.Seq, e.Time.UTC().Format(time.RFC3339Nano), e.Session, e.Type, data})
 }
 
+// appendEventSQL computes and claims the next seq in one statement;
+// UNIQUE(session, seq) makes a duplicate impossible even if two writers
+// raced.
+const appendEventSQL = `INSERT INTO events (session, seq, time, type, data)
+	SELECT ?1, coalesce((SELECT max(seq) FROM events WHERE session = ?1), 0) + 1, ?2, ?3, ?4
+	FROM sessions WHERE id = ?1
+	RETURNING seq`
+
 // Append records an event of type typ in session (the full id) with data
 // encoded as JSON (nil is {}; anything else must encode to an object). The
-// event is committed to disk, with the next seq of the session, when Append
+// event is committed, with the next seq of the session, when Append
 // returns.
 func (s *Store) Append(ctx context.Context, session, typ string, data any) (Event, error) {
 	op := fmt.Sprintf("append %s event to session %s", typ, session)
@@ -57,12 +65,7 @@ func (s *Store) Append(ctx context.Context, session, typ string, data any) (Even
 		// Taken under the write lock, so times increase with seq (as far as
 		// the wall clock does).
 		ev.Time = time.Now().UTC()
-		// One statement computes and claims the next seq; UNIQUE(session,
-		// seq) makes a duplicate impossible even if two writers raced.
-		err := tx.QueryRowContext(ctx, `INSERT INTO events (session, seq, time, type, data)
-			SELECT ?1, coalesce((SELECT max(seq) FROM events WHERE session = ?1), 0) + 1, ?2, ?3, ?4
-			FROM sessions WHERE id = ?1
-			RETURNING seq`, session, ev.Time.UnixNano(), typ, string(raw)).Scan(&ev.Seq)
+		err := tx.StmtContext(ctx, s.appendEvent).QueryRowContext(ctx, session, ev.Time.UnixNano(), typ, string(raw)).Scan(&ev.Seq)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound("session")
 		}

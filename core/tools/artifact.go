@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -67,7 +68,9 @@ var artifactSchemas = map[string]string{
 // artifactTypes are the artifact types emit_artifact accepts.
 var artifactTypes = []string{"note", "decision", "checklist"}
 
-var artifactKinds = func() map[string]artifactKind {
+// artifactKinds compiles the payload schemas on first use: at package
+// init every plugin process (the same binary) would pay for it.
+var artifactKinds = sync.OnceValue(func() map[string]artifactKind {
 	kinds := map[string]artifactKind{
 		"note":      {decode: decodeAs[NoteArtifact]},
 		"decision":  {decode: decodeDecision},
@@ -82,7 +85,7 @@ var artifactKinds = func() map[string]artifactKind {
 		kinds[name] = k
 	}
 	return kinds
-}()
+})
 
 func decodeAs[T any](payload []byte) (any, error) {
 	var v T
@@ -132,7 +135,7 @@ func (artifactSource) Execute(ctx context.Context, call sdk.Call, _ sdk.Progress
 	if err := sdk.DecodeArgs(call, &args); err != nil {
 		return sdk.Result{}, err
 	}
-	kind, ok := artifactKinds[args.Type]
+	kind, ok := artifactKinds()[args.Type]
 	if !ok {
 		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "%s: unknown artifact type %q; the known types are %s",
 			EmitArtifactName, args.Type, strings.Join(artifactTypes, ", "))

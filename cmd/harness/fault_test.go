@@ -1,0 +1,364 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
+)
+
+// proc is a live process seen in /proc.
+type proc struct {
+	pid     int
+	cwd     string
+	cmdline string // arguments joined by spaces
+}
+
+// procsUnder lists the live processes whose working directory is dir or
+// inside it. Every process a run starts (the harness, its plugins, the
+// terminal's commands and their children) inherits the run's directory
+// unless it changes it, and each test has a directory of its own: the cwd is
+// a per-test marker that needs no cooperation from the processes.
+func procsUnder(dir string) []proc {
+	dir, _ = filepath.EvalSymlinks(dir)
+	var out []proc
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err != nil || (cwd != dir && !strings.HasPrefix(cwd, dir+"/")) {
+			continue // a zombie has no cwd: it is not running
+		}
+		if state, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); zombie(state) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		out = append(out, proc{pid: pid, cwd: cwd, cmdline: strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))})
+	}
+	return out
+}
+
+// zombie says whether a /proc/PID/stat line is of a zombie or dead task.
+func zombie(stat []byte) bool {
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X')
+}
+
+// assertNoProcsLeft waits up to within for every process under dir to be
+// gone, then fails the test naming the survivors (and kills them, so one
+// failure does not leak into other tests).
+func assertNoProcsLeft(t *testing.T, dir string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	left := procsUnder(dir)
+	for len(left) > 0 && time.Now().Before(deadline) {
+		time.Sleep(25 * time.Millisecond)
+		left = procsUnder(dir)
+	}
+	for _, p := range left {
+		t.Errorf("process outlived the run: pid %d %q (cwd %s)", p.pid, p.cmdline, p.cwd)
+		_ = syscall.Kill(p.pid, syscall.SIGKILL)
+	}
+}
+
+// findProc waits up to within for a process under dir whose command line
+// contains every one of parts.
+func findProc(t *testing.T, dir string, within time.Duration, parts ...string) proc {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		for _, p := range procsUnder(dir) {
+			all := true
+			for _, part := range parts {
+				all = all && strings.Contains(p.cmdline, part)
+			}
+			if all {
+				return p
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no process %q under %s; running: %v", parts, dir, procsUnder(dir))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// liveRun is a `harness run --json --no-input` in progress.
+type liveRun struct {
+	cmd    *exec.Cmd
+	sc     *bufio.Scanner
+	lines  []string
+	mu     sync.Mutex
+	stderr bytes.Buffer
+}
+
+// startLive starts `harness run --json --no-input ARGS` in dir with env added
+// to the test's environment; stderr is kept.
+func startLive(t *testing.T, dir string, env []string, args ...string) *liveRun {
+	t.Helper()
+	r := &liveRun{}
+	r.cmd = exec.Command(harnessBin, append([]string{"run", "--json", "--no-input"}, args...)...)
+	r.cmd.Dir = dir
+	r.cmd.Env = append(os.Environ(), env...)
+	r.cmd.Stderr = &lockedWriter{mu: &r.mu, w: &r.stderr}
+	out, err := r.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.cmd.Process.Kill(); _ = r.cmd.Wait() })
+	r.sc = bufio.NewScanner(out)
+	r.sc.Buffer(make([]byte, 1<<20), 16<<20)
+	return r
+}
+
+// until reads events up to and including the first of type typ.
+func (r *liveRun) until(t *testing.T, typ string) {
+	t.Helper()
+	for r.sc.Scan() {
+		r.lines = append(r.lines, r.sc.Text())
+		if strings.Contains(r.sc.Text(), `"type":"`+typ+`"`) {
+			return
+		}
+	}
+	t.Fatalf("run ended before a %s event; got:\n%s\nstderr:\n%s", typ, strings.Join(r.lines, "\n"), r.stderrText())
+}
+
+// wait reads the rest of the events and returns the exit code.
+func (r *liveRun) wait(t *testing.T) int {
+	t.Helper()
+	for r.sc.Scan() {
+		r.lines = append(r.lines, r.sc.Text())
+	}
+	err := r.cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0
+}
+
+func (r *liveRun) events(t *testing.T) []event {
+	t.Helper()
+	return parseEvents(t, strings.Join(r.lines, "\n")+"\n")
+}
+
+func (r *liveRun) stderrText() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stderr.String()
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// eventData returns the data of every event of type typ, decoded.
+func eventData(evs []event, typ string) []map[string]any {
+	var out []map[string]any
+	for _, ev := range evs {
+		if ev.Type == typ {
+			var d map[string]any
+			_ = json.Unmarshal(ev.Data, &d)
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// errorKind returns the kind of the run's error event, "" without one.
+func errorKind(evs []event) string {
+	errs := eventData(evs, "error")
+	if len(errs) == 0 {
+		return ""
+	}
+	kind, _ := errs[len(errs)-1]["kind"].(string)
+	return kind
+}
+
+// resultErrorKinds returns, per tool.result in order, the error kind ("" for
+// a success).
+func resultErrorKinds(evs []event) []string {
+	var out []string
+	for _, d := range eventData(evs, "tool.result") {
+		kind := ""
+		if e, ok := d["error"].(map[string]any); ok {
+			kind, _ = e["kind"].(string)
+		}
+		out = append(out, kind)
+	}
+	return out
+}
+
+// endStatus is the status of the session.ended event.
+func endStatus(evs []event) string {
+	ends := eventData(evs, "session.ended")
+	if len(ends) == 0 {
+		return ""
+	}
+	s, _ := ends[0]["status"].(string)
+	return s
+}
+
+// withProvider adds attributes to the provider block of a deepseekConfig.
+func withProvider(cfg, attrs string) string {
+	return strings.Replace(cfg, "  api_key  = env(\"TEST_DEEPSEEK_KEY\")\n", "  api_key  = env(\"TEST_DEEPSEEK_KEY\")\n"+attrs, 1)
+}
+
+// withTools replaces the agent's whitelist of a deepseekConfig.
+func withTools(cfg string, tools ...string) string {
+	q := make([]string, len(tools))
+	for i, tl := range tools {
+		q[i] = strconv.Quote(tl)
+	}
+	return strings.Replace(cfg, `tools = ["read_file", "search_workspace"]`, "tools = ["+strings.Join(q, ", ")+"]", 1)
+}
+
+func terminalCall(id, command string) fakedeepseek.Turn {
+	args, _ := json.Marshal(map[string]any{"command": command})
+	return fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: id, Name: "terminal", Arguments: string(args)}}}
+}
+
+var answer = fakedeepseek.Scripted(fakedeepseek.Turn{Text: "All done."})
+
+// TestFaultProvider injects each provider fault of DESIGN §5 with the fake
+// DeepSeek server, through the real binary and provider plugin. Retries
+// really sleep (0.5 s backoff and up), so the cases run in parallel.
+func TestFaultProvider(t *testing.T) {
+	t.Parallel()
+	// A tool call whose arguments are long enough that the stream is cut in
+	// their middle.
+	longPath := "notes/" + strings.Repeat("deep/", 60) + "never-read.md"
+	halfCall := fakedeepseek.Scripted(readCall("call_cut", longPath)).TruncateAfter(1500)
+	tests := []struct {
+		name     string
+		provider string // extra provider attributes
+		key      string // the key the fake requires; "" accepts any
+		queue    []fakedeepseek.Response
+		repeat   *fakedeepseek.Response
+		exit     int
+		kind     string   // the error event's kind ("" when the run succeeds)
+		retries  []string // kinds of the llm.retry events, in order
+		requests int
+	}{
+		{name: "429_retry_after_then_success", exit: 0, retries: []string{"rate_limited"}, requests: 2,
+			queue: []fakedeepseek.Response{fakedeepseek.StatusError(429).WithRetryAfter("1"), answer}},
+		{name: "500_then_success", exit: 0, retries: []string{"provider_unavailable"}, requests: 2,
+			queue: []fakedeepseek.Response{fakedeepseek.StatusError(500), answer}},
+		{name: "503_twice_then_success", exit: 0, retries: []string{"provider_unavailable", "provider_unavailable"}, requests: 3,
+			queue: []fakedeepseek.Response{fakedeepseek.StatusError(503), fakedeepseek.StatusError(503), answer}},
+		{name: "503_until_retries_run_out", exit: 1, kind: "provider_unavailable", requests: 4,
+			retries: []string{"provider_unavailable", "provider_unavailable", "provider_unavailable"},
+			repeat:  ptr(fakedeepseek.StatusError(503))},
+		{name: "401_is_not_retried", exit: 1, kind: "auth", requests: 1, key: "sk-the-right-key-00000000",
+			queue: []fakedeepseek.Response{answer}},
+		{name: "402_is_not_retried", exit: 1, kind: "billing", requests: 1,
+			queue: []fakedeepseek.Response{fakedeepseek.StatusError(402), answer}},
+		{name: "truncated_mid_tool_call", exit: 0, retries: []string{"truncated"}, requests: 2,
+			queue: []fakedeepseek.Response{halfCall, answer}},
+		{name: "keepalive_only_stall", provider: "  timeout_first_token = \"1s\"\n", exit: 1, kind: "timeout", requests: 4,
+			retries: []string{"timeout", "timeout", "timeout"},
+			repeat:  ptr(fakedeepseek.KeepAliveStall(100 * time.Millisecond))},
+		{name: "error_object_mid_stream", exit: 0, retries: []string{"provider_unavailable"}, requests: 2,
+			queue: []fakedeepseek.Response{
+				fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Half an answer that stops"}).ErrorAfter(3, "Server overloaded mid-stream", "server_error", "server_overloaded"),
+				answer}},
+		{name: "malformed_chunk", exit: 1, kind: "stream_violation", requests: 1,
+			queue: []fakedeepseek.Response{fakedeepseek.Scripted(fakedeepseek.Turn{Text: "An answer with a broken chunk"}).MalformedAfter(2), answer}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fake := fakedeepseek.New(t, tt.queue...)
+			if tt.repeat != nil {
+				fake.Repeat(*tt.repeat)
+			}
+			if tt.key != "" {
+				fake.RequireKey(tt.key)
+			}
+			run := runFake(t, withProvider(deepseekConfig(fake.URL, "", ""), tt.provider), nil)
+			if run.result.code != tt.exit {
+				t.Errorf("exit %d, want %d\nstderr:\n%s", run.result.code, tt.exit, run.result.stderr)
+			}
+			if got := errorKind(run.events); got != tt.kind {
+				t.Errorf("error kind %q, want %q", got, tt.kind)
+			}
+			var retries []string
+			for _, d := range eventData(run.events, "llm.retry") {
+				retries = append(retries, fmt.Sprint(d["kind"]))
+			}
+			if strings.Join(retries, ",") != strings.Join(tt.retries, ",") {
+				t.Errorf("llm.retry kinds %v, want %v", retries, tt.retries)
+			}
+			if n := len(fake.Requests()); n != tt.requests {
+				t.Errorf("%d requests reached the server, want %d", n, tt.requests)
+			}
+			if n := len(eventData(run.events, "tool.call")); n != 0 {
+				t.Errorf("%d tool calls ran; a failed attempt's calls are void", n)
+			}
+			wantStatus := "completed"
+			if tt.exit != 0 {
+				wantStatus = "error"
+			}
+			if got := endStatus(run.events); got != wantStatus {
+				t.Errorf("session ended %q, want %q", got, wantStatus)
+			}
+			switch tt.name {
+			case "429_retry_after_then_success":
+				if d := eventData(run.events, "llm.retry"); len(d) == 1 && d[0]["delay_ms"].(float64) < 1000 {
+					t.Errorf("retried after %v ms; Retry-After said 1 s", d[0]["delay_ms"])
+				}
+			case "truncated_mid_tool_call":
+				// The cut attempt had streamed part of the call before the
+				// retry voided it.
+				var partial bool
+				for _, ev := range run.events {
+					partial = partial || ev.Type == "assistant.chunk" && strings.Contains(string(ev.Data), `"tool_call"`)
+					if ev.Type == "llm.retry" {
+						break
+					}
+				}
+				if !partial {
+					t.Error("the stream was not cut inside a tool call: no tool_call chunk before the retry")
+				}
+			case "401_is_not_retried":
+				// The fake echoes the key's last four characters, as DeepSeek does.
+				for _, d := range eventData(run.events, "error") {
+					if msg := fmt.Sprint(d["message"]); strings.Contains(msg, apiKey[len(apiKey)-4:]) {
+						t.Errorf("the 401 error echoes the key's tail: %s", msg)
+					}
+				}
+			}
+			if tt.kind != "" && !strings.Contains(run.result.stderr, tt.kind) {
+				t.Errorf("stderr does not name the error kind %q:\n%s", tt.kind, run.result.stderr)
+			}
+			assertNoProcsLeft(t, run.dir, 2*time.Second)
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
