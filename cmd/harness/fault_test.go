@@ -362,3 +362,77 @@ func TestFaultProvider(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// terminalConfig is an agent on the fake server that may run any command.
+func terminalConfig(url string) string {
+	return withTools(deepseekConfig(url, "  permissions {\n    terminal = \"allow\"\n  }", ""), "terminal")
+}
+
+var keyEnv = []string{"TEST_DEEPSEEK_KEY=" + apiKey}
+
+// TestFaultPlugin kills and stalls tool plugins in the middle of a call.
+func TestFaultPlugin(t *testing.T) {
+	t.Parallel()
+	t.Run("sigkill_mid_call", func(t *testing.T) {
+		t.Parallel()
+		fake := fakedeepseek.New(t,
+			fakedeepseek.Scripted(terminalCall("call_sleep", "sleep 37.31; echo unreached")),
+			fakedeepseek.Scripted(terminalCall("call_after", "echo after the crash")),
+			answer)
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "agent.hcl"), terminalConfig(fake.URL))
+		live := startLive(t, dir, keyEnv, "agent.hcl", "Run the commands")
+		live.until(t, "tool.call")
+		plugin := findProc(t, dir, 10*time.Second, "plugin serve terminal")
+		findProc(t, dir, 10*time.Second, "sleep 37.31")
+		if err := syscall.Kill(plugin.pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		if code := live.wait(t); code != 0 {
+			t.Errorf("exit %d, want 0\nstderr:\n%s", code, live.stderrText())
+		}
+		evs := live.events(t)
+		if got := strings.Join(resultErrorKinds(evs), ","); got != "process_exit," {
+			t.Errorf("tool.result error kinds %q, want the killed call process_exit and the next one fine", got)
+		}
+		if results := eventData(evs, "tool.result"); len(results) == 2 && !strings.Contains(fmt.Sprint(results[1]["content"]), "after the crash") {
+			t.Errorf("the call after the crash: %v", results[1])
+		}
+		if len(procsWith(dir, "sleep 37.31")) > 0 {
+			t.Error("the command of the killed plugin is still running")
+		}
+		assertNoProcsLeft(t, dir, 2*time.Second)
+	})
+	t.Run("hang_past_deadline", func(t *testing.T) {
+		t.Parallel()
+		// The command and a background grandchild ignore the deadline; the
+		// terminal kills the whole process group when timeout_seconds runs out.
+		fake := fakedeepseek.New(t,
+			fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "call_hang", Name: "terminal",
+				Arguments: `{"command":"sleep 38.52 & sleep 38.52; wait","timeout_seconds":1}`}}}),
+			answer)
+		start := time.Now()
+		run := runFake(t, terminalConfig(fake.URL), nil)
+		if run.result.code != 0 {
+			t.Errorf("exit %d, want 0\nstderr:\n%s", run.result.code, run.result.stderr)
+		}
+		if got := strings.Join(resultErrorKinds(run.events), ","); got != "timeout" {
+			t.Errorf("tool.result error kinds %q, want timeout", got)
+		}
+		if took := time.Since(start); took > 20*time.Second {
+			t.Errorf("the run took %v: the 1 s deadline did not cut the call short", took)
+		}
+		assertNoProcsLeft(t, run.dir, 2*time.Second)
+	})
+}
+
+// procsWith lists the processes under dir whose command line contains s.
+func procsWith(dir, s string) []proc {
+	var out []proc
+	for _, p := range procsUnder(dir) {
+		if strings.Contains(p.cmdline, s) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -253,6 +253,7 @@ func (r *renderer) prompt(in *bufio.Reader, what string) (string, error) {
 	r.mu.Unlock()
 	line, err := in.ReadString('\n')
 	if err != nil && line == "" {
+		fmt.Fprintln(r.human) // end of input (Ctrl-D): leave the prompt's line
 		return "", err
 	}
 	return strings.TrimSpace(line), nil
