@@ -3,6 +3,7 @@ package main_test
 import (
 	"bufio"
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	_ "modernc.org/sqlite" // the store's driver, for its integrity check
 
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
@@ -435,4 +438,114 @@ func procsWith(dir, s string) []proc {
 		}
 	}
 	return out
+}
+
+// startSleeper starts a run whose terminal command and its background
+// grandchild sleep for marker seconds, and returns once both are running.
+func startSleeper(t *testing.T, marker string) (*liveRun, string) {
+	t.Helper()
+	fake := fakedeepseek.New(t,
+		fakedeepseek.Scripted(terminalCall("call_sleep", "sleep "+marker+" & sleep "+marker+"; wait")),
+		answer)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "agent.hcl"), terminalConfig(fake.URL))
+	live := startLive(t, dir, keyEnv, "agent.hcl", "Sleep")
+	live.until(t, "tool.call")
+	deadline := time.Now().Add(10 * time.Second)
+	for len(procsWith(dir, "sleep "+marker)) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the command and its grandchild are not running: %v", procsUnder(dir))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return live, dir
+}
+
+// TestFaultHost kills or interrupts harness itself in the middle of a
+// terminal command that has a background grandchild.
+func TestFaultHost(t *testing.T) {
+	t.Parallel()
+	t.Run("sigkill_leaves_no_orphans", func(t *testing.T) {
+		t.Parallel()
+		live, dir := startSleeper(t, "39.61")
+		plugins := len(procsWith(dir, "plugin serve"))
+		if err := live.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		if code := live.wait(t); code != -1 {
+			t.Errorf("exit %d, want death by SIGKILL", code)
+		}
+		if plugins < 2 {
+			t.Errorf("%d plugin processes were running, want the provider and the terminal", plugins)
+		}
+		// Nobody cleans up after SIGKILL: the parent-death signals do.
+		assertNoProcsLeft(t, dir, 3*time.Second)
+	})
+	t.Run("sigkill_leaves_the_store_intact", func(t *testing.T) {
+		t.Parallel()
+		live, dir := startSleeper(t, "39.62")
+		if err := live.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		live.wait(t)
+		assertNoProcsLeft(t, dir, 3*time.Second)
+		printed := live.lines
+		session := live.events(t)[0].Session
+		r := harness(t, dir, nil, "sessions", "events", "--json", session)
+		stored := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
+		if r.code != 0 || len(stored) < len(printed) {
+			t.Fatalf("sessions events: exit %d, %d events stored, %d printed\n%s", r.code, len(stored), len(printed), r.stderr)
+		}
+		for i := range printed {
+			if stored[i] != printed[i] {
+				t.Fatalf("event %d differs:\nprinted %s\nstored  %s", i+1, printed[i], stored[i])
+			}
+		}
+		checkIntegrity(t, dir)
+		// The workspace's store takes the next run.
+		next := fakedeepseek.New(t, answer)
+		writeFile(t, filepath.Join(dir, "agent.hcl"), terminalConfig(next.URL))
+		if r := harness(t, dir, keyEnv, "run", "--no-input", "agent.hcl", "again"); r.code != 0 {
+			t.Errorf("a run after the crash: exit %d\n%s", r.code, r.stderr)
+		}
+		if list := harness(t, dir, nil, "sessions", "list"); list.code != 0 || strings.Count(list.stdout, "\n") < 3 {
+			t.Errorf("sessions list after the crash and a new run:\n%s%s", list.stdout, list.stderr)
+		}
+	})
+	t.Run("sigint_exits_130_cleanly", func(t *testing.T) {
+		t.Parallel()
+		live, dir := startSleeper(t, "39.63")
+		if err := live.cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		interrupted := time.Now()
+		if code := live.wait(t); code != 130 {
+			t.Errorf("exit %d, want 130\nstderr:\n%s", code, live.stderrText())
+		}
+		t.Logf("harness exited %v after SIGINT", time.Since(interrupted).Round(time.Millisecond))
+		evs := live.events(t)
+		if got := endStatus(evs); got != "interrupted" || evs[len(evs)-1].Type != "session.ended" {
+			t.Errorf("session ended %q (last event %s), want interrupted", got, evs[len(evs)-1].Type)
+		}
+		if got := strings.Join(resultErrorKinds(evs), ","); got != "canceled" {
+			t.Errorf("tool.result error kinds %q, want canceled", got)
+		}
+		// DESIGN §9: plugins and their children are gone within a second.
+		assertNoProcsLeft(t, dir, time.Second)
+		checkIntegrity(t, dir)
+	})
+}
+
+// checkIntegrity runs SQLite's integrity check on the workspace's store.
+func checkIntegrity(t *testing.T, workspace string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(workspace, ".harness", "harness.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var check string
+	if err := db.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
+		t.Errorf("store integrity_check = %q, %v", check, err)
+	}
 }

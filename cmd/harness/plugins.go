@@ -12,6 +12,7 @@ import (
 
 	"github.com/harness-agent/harness/core/catalog"
 	"github.com/harness-agent/harness/core/config"
+	"github.com/harness-agent/harness/core/mcp"
 	"github.com/harness-agent/harness/core/pluginhost"
 	"github.com/harness-agent/harness/sdk"
 )
@@ -111,12 +112,18 @@ func (c *cli) pluginsList(ctx context.Context, args []string) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Spec.Name, p.Spec.Kind, source, orDash(version), sum, orDash(offers))
 	}
-	for _, m := range cfg.MCPServers {
-		source := m.URL
-		if source == "" {
-			source = strings.Join(m.Command, " ")
+	bridge := mcp.New(cfg, nil, c.logger)
+	defer bridge.Close()
+	for _, s := range bridge.Servers(ctx) {
+		names := make([]string, len(s.Tools))
+		for i, t := range s.Tools {
+			names[i] = t.Name
 		}
-		fmt.Fprintf(tw, "%s\tmcp\t%s\t-\t-\t%s\n", m.Name, source, "not started: MCP servers are not supported yet")
+		offers := strings.Join(names, ", ")
+		if s.Err != nil {
+			offers = "error: " + firstLine(s.Err.Error())
+		}
+		fmt.Fprintf(tw, "%s\tmcp\t%s\t%s\t-\t%s\n", s.Name, s.Target, orDash(s.Version), orDash(offers))
 	}
 	return tw.Flush()
 }

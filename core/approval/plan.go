@@ -90,7 +90,7 @@ func (p *Pipeline) planWrite(call sdk.Call) (plan, *sdk.Error) {
 	if err != nil {
 		return plan{}, sdk.Errorf(sdk.KindPathEscape, "write_file: %q is %v %s; write inside the workspace", args.Path, err, p.workspace)
 	}
-	if matchGlobs(rel, p.perm.Write) != "" {
+	if shellpolicy.MatchWriteGlob(rel, p.perm.Write) != "" {
 		return plan{}, nil
 	}
 	reason := fmt.Sprintf("%s is outside permissions.write", rel)

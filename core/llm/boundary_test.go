@@ -9,6 +9,7 @@ import (
 
 	"github.com/harness-agent/harness/core/llm"
 	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/sdktest"
 )
 
 // echoProvider answers with the id of the model its handle was prepared
@@ -63,7 +64,7 @@ func (s *clientStreamer) Stream(ctx context.Context, h sdk.Handle, req sdk.Strea
 func TestStaleHandleThroughPluginBoundary(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pc := connectProvider(t, echoProvider{})
+	pc := sdktest.ConnectProvider(t, echoProvider{})
 	if err := pc.Configure(ctx, []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}

@@ -44,9 +44,11 @@ func (s *recordingStreamer) Stream(ctx context.Context, h sdk.Handle, req sdk.St
 
 type retries struct{ kinds []sdk.ErrorKind }
 
-func (r *retries) OnRetry(_ int, kind sdk.ErrorKind, _ time.Duration) { r.kinds = append(r.kinds, kind) }
-func (r *retries) OnChunk(int, string, string)                        {}
-func (r *retries) OnUsage(llm.Binding, sdk.Usage, float64)            {}
+func (r *retries) OnRetry(_ int, kind sdk.ErrorKind, _ time.Duration) {
+	r.kinds = append(r.kinds, kind)
+}
+func (r *retries) OnChunk(int, string, string)             {}
+func (r *retries) OnUsage(llm.Binding, sdk.Usage, float64) {}
 
 // A provider plugin killed between prepare and stream: the next request
 // runs on a fresh process, prepared again, never with the old handle.

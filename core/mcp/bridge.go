@@ -37,6 +37,7 @@ type ServerInfo struct {
 	Name      string
 	Transport string // TransportStdio or TransportHTTP
 	Target    string // the command line or the URL
+	Version   string // as the server reports it
 	Tools     []ToolInfo
 	Err       error // the server could not be started or asked
 }
@@ -199,6 +200,7 @@ func (b *Bridge) Servers(ctx context.Context) []ServerInfo {
 				out[i].Err = err
 				return
 			}
+			out[i].Version = s.serverVersion()
 			for _, t := range list {
 				name, err := ToolName(s.cfg.Name, t.Name)
 				if err != nil {

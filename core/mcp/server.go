@@ -43,10 +43,11 @@ type server struct {
 	dir  string // the workspace: a stdio server's working directory
 	log  hclog.Logger
 
-	mu     sync.Mutex // held while a session starts
-	conn   *conn
-	tools  []*mcp.Tool // as listed by the first session
-	closed bool
+	mu      sync.Mutex // held while a session starts
+	conn    *conn
+	tools   []*mcp.Tool // as listed by the first session
+	version string      // as the first session's server reported it
+	closed  bool
 }
 
 // conn is one session with a server; proc is nil over HTTP.
@@ -166,12 +167,22 @@ func (s *server) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 		tools = append(tools, t)
 	}
 	s.tools = tools
+	if res := c.session.InitializeResult(); res != nil && res.ServerInfo != nil {
+		s.version = res.ServerInfo.Version
+	}
 	return tools, nil
+}
+
+func (s *server) serverVersion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version
 }
 
 // call runs tools/call for the tool registered as name. A session that
 // broke or hung is dropped, so that the next call starts a fresh one.
 func (s *server) call(ctx context.Context, name, tool string, args json.RawMessage) sdk.Result {
+	start := time.Now()
 	c, err := s.connect(ctx)
 	if err != nil {
 		return sdk.Result{Err: sdk.AsError(fmt.Errorf("%s: %w", name, err))}
@@ -180,21 +191,24 @@ func (s *server) call(ctx context.Context, name, tool string, args json.RawMessa
 	if len(args) > 0 {
 		params.Arguments = args
 	}
-	start := time.Now()
 	res, err := c.session.CallTool(ctx, params)
 	if err != nil {
-		return sdk.Result{Err: s.callError(ctx, c, name, err, time.Since(start))}
+		return sdk.Result{Err: s.callError(ctx, c, name, err, start)}
 	}
 	return toResult(name, res)
 }
 
 // callError turns a failed tools/call into a structured error.
-func (s *server) callError(ctx context.Context, c *conn, name string, err error, took time.Duration) *sdk.Error {
+func (s *server) callError(ctx context.Context, c *conn, name string, err error, start time.Time) *sdk.Error {
 	srv := s.cfg.Name
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		s.drop(c)
-		return sdk.Errorf(sdk.KindTimeout, "%s: mcp %q did not answer within %s; the server was stopped and starts again on the next call",
-			name, srv, took.Round(time.Millisecond))
+		limit := time.Since(start)
+		if d, ok := ctx.Deadline(); ok {
+			limit = d.Sub(start)
+		}
+		return sdk.Errorf(sdk.KindTimeout, "%s: mcp %q did not answer within the call's deadline of %s; the server was stopped and starts again on the next call",
+			name, srv, limit.Round(time.Millisecond))
 	}
 	if ctx.Err() != nil {
 		return sdk.Errorf(sdk.KindCanceled, "%s was canceled", name)

@@ -15,6 +15,7 @@ import (
 	"github.com/harness-agent/harness/core/catalog"
 	"github.com/harness-agent/harness/core/config"
 	"github.com/harness-agent/harness/core/llm"
+	"github.com/harness-agent/harness/core/mcp"
 	"github.com/harness-agent/harness/core/pluginhost"
 	"github.com/harness-agent/harness/core/prompt"
 	"github.com/harness-agent/harness/core/session"
@@ -45,6 +46,7 @@ type Runner struct {
 	catalog  *catalog.Catalog
 	store    *session.Store
 	registry *tools.Registry
+	bridge   *mcp.Bridge // the MCP servers of the agent's tools
 	executor *tools.Executor
 	bindings []llm.Binding
 	models   *llm.Registry
@@ -200,6 +202,10 @@ func (r *Runner) build(ctx context.Context) error {
 		return err
 	}
 	r.registry = reg
+	r.bridge = mcp.New(r.cfg, r.agent, r.opts.Logger)
+	if err := r.bridge.Register(ctx, reg); err != nil {
+		return err
+	}
 	hooks, err := tools.PluginHooks(r.cfg, r.host)
 	if err != nil {
 		return err
@@ -409,6 +415,9 @@ func (r *Runner) End(ctx context.Context, status string) error {
 // Close stops every plugin and closes the store.
 func (r *Runner) Close() error {
 	<-r.warmed
+	if r.bridge != nil {
+		r.bridge.Close()
+	}
 	r.host.Close()
 	return r.store.Close()
 }

@@ -95,7 +95,7 @@ func allowCommandsGap(s *scan, targets []target, allow []pattern, writeGlobs []s
 		return fmt.Sprintf("sets variable %s, which allow_commands never approve", s.variable)
 	}
 	for _, t := range targets {
-		if !inWriteGlobs(t.rel, writeGlobs) {
+		if MatchWriteGlob(t.rel, writeGlobs) == "" {
 			return fmt.Sprintf("write to %s is outside permissions.write", t.written)
 		}
 	}
@@ -107,7 +107,7 @@ func (s *scan) locateWrites(workspace string) []target {
 		return nil
 	}
 	if filepath.IsAbs(workspace) {
-		if real, ok := realPath(workspace); ok {
+		if real, err := RealPath(workspace); err == nil {
 			workspace = real
 		}
 	}

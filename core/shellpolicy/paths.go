@@ -1,6 +1,7 @@
 package shellpolicy
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -45,8 +46,8 @@ func locate(w word, workspace string, changesDir bool) target {
 		// link, and the kernel follows it before going up.
 		p = workspace + string(filepath.Separator) + p
 	}
-	real, ok := realPath(p)
-	if !ok {
+	real, err := RealPath(p)
+	if err != nil {
 		return t
 	}
 	rel, err := filepath.Rel(workspace, real)
@@ -58,12 +59,13 @@ func locate(w word, workspace string, changesDir bool) target {
 	return t
 }
 
-// realPath resolves the symlinks of the absolute path p component by
+// RealPath resolves the symlinks of the absolute path p component by
 // component, applying each ".." to the path resolved so far, as the kernel
 // does. Components that do not exist are taken as written. Unlike
 // filepath.EvalSymlinks on the longest existing prefix, it also follows a
 // dangling link, which a write would follow to create the link's target.
-func realPath(p string) (string, bool) {
+// The approval pipeline resolves write_file paths with it too.
+func RealPath(p string) (string, error) {
 	vol := filepath.VolumeName(p)
 	root := vol + string(filepath.Separator)
 	done := root
@@ -85,11 +87,11 @@ func realPath(p string) (string, bool) {
 			continue
 		}
 		if links++; links > maxLinks {
-			return "", false
+			return "", fmt.Errorf("%s: too many levels of symbolic links", p)
 		}
 		dest, err := os.Readlink(next)
 		if err != nil {
-			return "", false
+			return "", err
 		}
 		if filepath.IsAbs(dest) {
 			done = filepath.VolumeName(dest) + string(filepath.Separator)
@@ -97,19 +99,20 @@ func realPath(p string) (string, bool) {
 		}
 		todo = append(splitPath(dest), todo...)
 	}
-	return done, true
+	return done, nil
 }
 
 func splitPath(p string) []string {
 	return strings.FieldsFunc(p, func(r rune) bool { return r == filepath.Separator || r == '/' })
 }
 
-// inWriteGlobs reports whether rel matches one of permissions.write.
-func inWriteGlobs(rel string, globs []string) bool {
+// MatchWriteGlob returns the first of globs (permissions.write, relative
+// to the workspace) that the slash path rel matches, or "".
+func MatchWriteGlob(rel string, globs []string) string {
 	for _, g := range globs {
 		if ok, err := doublestar.Match(strings.TrimPrefix(g, "./"), rel); err == nil && ok {
-			return true
+			return g
 		}
 	}
-	return false
+	return ""
 }

@@ -74,22 +74,22 @@ func TestRealPath(t *testing.T) {
 		{"/", "/", true},
 	}
 	for _, tt := range tests {
-		got, ok := realPath(tt.in)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("realPath(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		got, err := RealPath(tt.in)
+		if got != tt.want || (err == nil) != tt.ok {
+			t.Errorf("RealPath(%q) = %q, %v; want %q, ok %v", tt.in, got, err, tt.want, tt.ok)
 		}
 	}
 }
 
-func TestInWriteGlobs(t *testing.T) {
+func TestMatchWriteGlob(t *testing.T) {
 	t.Parallel()
 	globs := []string{"src/**", "./docs/*.md", "[bad"}
 	for rel, want := range map[string]bool{
 		"src/a.go": true, "src/x/y/z.go": true, "docs/a.md": true,
 		"docs/x/a.md": false, "main.go": false, "srcx/a": false,
 	} {
-		if got := inWriteGlobs(rel, globs); got != want {
-			t.Errorf("inWriteGlobs(%q) = %v, want %v", rel, got, want)
+		if got := MatchWriteGlob(rel, globs) != ""; got != want {
+			t.Errorf("MatchWriteGlob(%q) matched %v, want %v", rel, got, want)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/harness-agent/harness/core/llm"
 	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/sdktest"
 
 	script "github.com/harness-agent/harness/plugins/provider-script"
 )
@@ -46,7 +47,7 @@ type session struct {
 func connect(t *testing.T, cfg script.Config, thinking bool) *session {
 	t.Helper()
 	ctx := context.Background()
-	c := connectProvider(t, script.New())
+	c := sdktest.ConnectProvider(t, script.New())
 	if err := c.Configure(ctx, configJSON(t, cfg)); err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +252,7 @@ func TestConfigureErrors(t *testing.T) {
 		})
 	}
 	// Through the plugin boundary the error keeps its kind and position.
-	c := connectProvider(t, script.New())
+	c := sdktest.ConnectProvider(t, script.New())
 	err := c.Configure(context.Background(), file("bad_regex.hcl")(t))
 	if sdk.KindOf(err) != sdk.KindInvalidRequest || !strings.Contains(err.Error(), "bad_regex.hcl:6,") {
 		t.Fatalf("over gRPC: %v", err)
