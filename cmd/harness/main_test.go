@@ -99,10 +99,13 @@ func TestUsageErrorsExit2(t *testing.T) {
 func TestValidateExamples(t *testing.T) {
 	t.Parallel()
 	root := repoRoot(t)
-	for _, ex := range []string{"examples/deepseek/agent.hcl", "examples/ollama/agent.hcl"} {
+	for _, ex := range []string{"examples/quickstart/agent.hcl", "examples/deepseek/agent.hcl", "examples/ollama/agent.hcl"} {
 		r := harness(t, root, []string{"DEEPSEEK_API_KEY=sk-test"}, "validate", ex)
 		if r.code != 0 {
 			t.Errorf("%s: exit %d\n%s%s", ex, r.code, r.stdout, r.stderr)
+		}
+		if r := harness(t, root, nil, "fmt", "--check", filepath.Dir(ex)); r.code != 0 {
+			t.Errorf("%s is not formatted: %s", ex, r.stdout)
 		}
 	}
 }
