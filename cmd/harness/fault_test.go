@@ -549,3 +549,121 @@ func checkIntegrity(t *testing.T, workspace string) {
 		t.Errorf("store integrity_check = %q, %v", check, err)
 	}
 }
+
+// storeFullScript runs three sessions in $DIR: the first on a store with
+// room, the second while the store cannot grow ($LIMIT before the command,
+// or a tmpfs of $TMPFS_SIZE over .harness), the third after room is made
+// again. Then it copies the store to after/.harness, out of the tmpfs.
+const storeFullScript = `cd "$DIR" || exit 97
+if [ -n "$TMPFS_SIZE" ]; then
+  mount -t tmpfs -o size="$TMPFS_SIZE" tmpfs .harness || exit 98
+fi
+"$H" run --json --no-input agent.hcl first >first.out 2>first.err; echo $? >first.code
+$LIMIT "$H" run --json --no-input agent.hcl second >second.out 2>second.err; echo $? >second.code
+if [ -n "$TMPFS_SIZE" ]; then mount -o remount,size=64m .harness; fi
+"$H" run --json --no-input agent.hcl third >third.out 2>third.err; echo $? >third.code
+mkdir -p after/.harness && cp .harness/harness.db* after/.harness/
+`
+
+// TestFaultStore fills the session store in the middle of a run. A tmpfs
+// mounted in a private mount namespace (root only; invisible to the rest of
+// the machine and gone with the namespace) gives a real full disk (ENOSPC);
+// a file size limit (RLIMIT_FSIZE, EFBIG) stands in for a quota.
+func TestFaultStore(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		wrap     []string // command prefix for the script
+		needs    []string // programs the method needs
+		env      []string
+		hint     string // in the error of the second run
+		skipWhen int    // script exit code meaning the method is unavailable here
+	}{
+		{name: "disk_full", wrap: []string{"unshare", "--mount", "--propagation", "private"}, needs: []string{"unshare", "mount"}, env: []string{"TMPFS_SIZE=384k", "LIMIT="},
+			hint: "the disk is full", skipWhen: 98},
+		{name: "file_size_limit", needs: []string{"prlimit"}, env: []string{"TMPFS_SIZE=", "LIMIT=prlimit --fsize=131072"},
+			hint: "the operating system reported an I/O error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if len(tt.wrap) > 0 && os.Geteuid() != 0 {
+				t.Skip("mounting a tmpfs needs root")
+			}
+			for _, tool := range tt.needs {
+				if _, err := exec.LookPath(tool); err != nil {
+					t.Skipf("%s is not installed (util-linux)", tool)
+				}
+			}
+			dir := t.TempDir()
+			// The second run reads eight big files in one turn: their results
+			// (32 KiB each after the output cap) do not fit.
+			var reads []fakedeepseek.ToolCall
+			files := map[string]string{}
+			for i := range 8 {
+				name := fmt.Sprintf("big%d.txt", i)
+				files[name] = strings.Repeat(fmt.Sprintf("line %d of a file that fills the store\n", i), 4000)
+				reads = append(reads, fakedeepseek.ToolCall{ID: fmt.Sprint("call_", i), Name: "read_file", Arguments: fmt.Sprintf(`{"path":%q}`, name)})
+			}
+			fake := fakedeepseek.New(t, answer, fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: reads}))
+			fake.Repeat(answer)
+			writeFile(t, filepath.Join(dir, "agent.hcl"), deepseekConfig(fake.URL, "", ""))
+			for name, body := range files {
+				writeFile(t, filepath.Join(dir, name), body)
+			}
+			if err := os.Mkdir(filepath.Join(dir, ".harness"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("sh", "-c", storeFullScript)
+			if len(tt.wrap) > 0 {
+				cmd = exec.Command(tt.wrap[0], append(tt.wrap[1:], "sh", "-c", storeFullScript)...)
+			}
+			cmd.Env = append(os.Environ(), append(tt.env, "DIR="+dir, "H="+harnessBin, "TEST_DEEPSEEK_KEY="+apiKey)...)
+			out, err := cmd.CombinedOutput()
+			if ee, ok := err.(*exec.ExitError); ok && tt.skipWhen != 0 && ee.ExitCode() == tt.skipWhen {
+				t.Skipf("cannot mount a tmpfs here: %s", out)
+			} else if err != nil {
+				t.Fatalf("script: %v\n%s", err, out)
+			}
+			read := func(name string) string {
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(b)
+			}
+			codes := strings.Fields(read("first.code") + read("second.code") + read("third.code"))
+			if strings.Join(codes, " ") != "0 1 0" {
+				t.Errorf("exit codes of the three runs %v, want 0 1 0\nsecond run's stderr:\n%s", codes, read("second.err"))
+			}
+			if msg := read("second.err"); !strings.Contains(msg, "session store") || !strings.Contains(msg, tt.hint) {
+				t.Errorf("the second run's error should name the store and say %q:\n%s", tt.hint, msg)
+			}
+			t.Logf("the second run's error:\n%s", read("second.err"))
+			assertNoProcsLeft(t, dir, 2*time.Second)
+
+			// Nothing committed is lost or damaged: each run's printed events
+			// are in the store, in order, and the store passes its integrity
+			// check.
+			after := filepath.Join(dir, "after")
+			checkIntegrity(t, after)
+			for _, run := range []string{"first", "second", "third"} {
+				printed := strings.Split(strings.TrimRight(read(run+".out"), "\n"), "\n")
+				var first event
+				if err := json.Unmarshal([]byte(printed[0]), &first); err != nil {
+					t.Fatalf("%s run printed no events: %q", run, printed[0])
+				}
+				r := harness(t, dir, nil, "sessions", "--workspace", after, "events", "--json", first.Session)
+				stored := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
+				if r.code != 0 || len(stored) < len(printed) {
+					t.Fatalf("%s run: %d events printed, %d stored (exit %d %s)", run, len(printed), len(stored), r.code, r.stderr)
+				}
+				for i := range printed {
+					if stored[i] != printed[i] {
+						t.Fatalf("%s run: event %d differs:\nprinted %s\nstored  %s", run, i+1, printed[i], stored[i])
+					}
+				}
+			}
+		})
+	}
+}

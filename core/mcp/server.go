@@ -251,13 +251,20 @@ func (s *server) close() {
 	}
 }
 
-// stderrNote quotes the end of a server's stderr for an error message.
+// stderrNote quotes the end of a server's stderr for an error message: its
+// last line on the message's first line (where one-line views cut), then
+// the rest of the tail.
 func stderrNote(p *process) string {
 	if p == nil {
 		return ""
 	}
-	if end := p.stderr.end(); end != "" {
-		return "; the end of its stderr:\n" + end
+	end := p.stderr.end()
+	if end == "" {
+		return "; it wrote nothing to stderr"
 	}
-	return "; it wrote nothing to stderr"
+	last := end[strings.LastIndexByte(end, '\n')+1:]
+	if last == end {
+		return "; its stderr ends with: " + last
+	}
+	return "; its stderr ends with: " + last + "\nthe end of its stderr:\n" + end
 }

@@ -63,7 +63,10 @@ func staticValue(w *syntax.Word, lang syntax.LangVariant) (string, bool) {
 				b.WriteString(p.Value)
 				continue
 			}
-			v, err := expand.Literal(nil, &syntax.Word{Parts: []syntax.WordPart{p}})
+			// A fresh Config each time: expand.Literal(nil, …) writes to a
+			// package-level default, a data race when commands are
+			// classified concurrently.
+			v, err := expand.Literal(&expand.Config{}, &syntax.Word{Parts: []syntax.WordPart{p}})
 			if err != nil {
 				return "", false
 			}
