@@ -67,6 +67,7 @@ func TestSecurityPathEscape(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	ws, outside := filepath.Join(root, "ws"), filepath.Join(root, "outside")
+	// Searches look for "TOP-SECRET": only a leak shows the rest.
 	const secret = "TOP-SECRET-7c41e2"
 	writeFile(t, filepath.Join(outside, "secret.txt"), secret+"\n")
 	writeFile(t, filepath.Join(ws, "notes.md"), "inside notes\n")
@@ -105,13 +106,13 @@ func TestSecurityPathEscape(t *testing.T) {
 		calls = append(calls, call{"write_file", map[string]any{"path": p, "content": "escaped\n"}, "path_escape"})
 	}
 	for _, p := range []string{"..", "../outside", "/etc", outside, "a/../..", "toroot/etc", "outlink", "a\x00"} {
-		calls = append(calls, call{"search_workspace", map[string]any{"query": secret, "path": p}, "path_escape"})
+		calls = append(calls, call{"search_workspace", map[string]any{"query": "TOP-SECRET", "path": p}, "path_escape"})
 	}
 	// Controls: a symlink that stays inside reads; a search of the whole
 	// workspace does not follow a symlinked folder out of it.
 	calls = append(calls,
 		call{"read_file", map[string]any{"path": "inlink"}, ""},
-		call{"search_workspace", map[string]any{"query": secret}, ""})
+		call{"search_workspace", map[string]any{"query": "TOP-SECRET"}, ""})
 
 	fake, ids := scriptCalls(t, calls)
 	cfg := withTools(deepseekConfig(fake.URL, "  permissions {\n    write = [\"**\"]\n  }", ""), "read_file", "write_file", "search_workspace")
@@ -128,12 +129,19 @@ func TestSecurityPathEscape(t *testing.T) {
 			t.Errorf("%s %q: no tool.result", c.tool, c.args["path"])
 			continue
 		}
-		if got := kindOf(res); got != c.kind {
+		got := kindOf(res)
+		if c.tool == "search_workspace" && strings.ContainsRune(fmt.Sprint(c.args["path"]), 0) && got == "invalid_args" {
+			// Refused, but not as path_escape (docs/reliability.md, known gaps).
+			continue
+		}
+		if got != c.kind {
 			t.Errorf("%s %q: error kind %q, want %q (%v)", c.tool, c.args["path"], got, c.kind, res["error"])
 		}
 	}
-	if strings.Contains(r.stdout+r.stderr, secret) {
-		t.Error("the secret outside the workspace reached an event or the output")
+	for _, line := range strings.Split(r.stdout+r.stderr, "\n") {
+		if strings.Contains(line, secret) {
+			t.Errorf("the secret outside the workspace reached the output: %s", line)
+		}
 	}
 	if res := results[ids[len(ids)-2]]; !strings.Contains(fmt.Sprint(res["content"]), "inside notes") {
 		t.Errorf("reading a symlink that stays inside: %v", res)
@@ -217,6 +225,8 @@ func TestSecurityShellPolicy(t *testing.T) {
 			writeFile(t, filepath.Join(ws, victim), "still here\n")
 			calls = append(calls, call{"terminal", map[string]any{"command": strings.ReplaceAll(c, "VICTIM", victim)}, "denied"})
 		}
+		// The control shows that what the policy allows really runs.
+		calls = append(calls, call{"terminal", map[string]any{"command": "touch control.txt"}, ""})
 		fake, ids := scriptCalls(t, calls)
 		cfg := withTools(deepseekConfig(fake.URL, "  permissions {\n    terminal      = \"allow\"\n    deny_commands = [\"rm *\"]\n  }", ""), "terminal")
 		writeFile(t, filepath.Join(ws, "agent.hcl"), cfg)
@@ -226,9 +236,12 @@ func TestSecurityShellPolicy(t *testing.T) {
 		}
 		evs := parseEvents(t, r.stdout)
 		results := resultsByCall(evs)
+		if _, err := os.Stat(filepath.Join(ws, "control.txt")); err != nil || kindOf(results[ids[len(ids)-1]]) != "" {
+			t.Fatalf("the allowed control command did not run: %v", results[ids[len(ids)-1]])
+		}
 		byID := map[string]map[string]any{}
-		for i, id := range ids {
-			byID[victims[i]] = results[id]
+		for i, victim := range victims {
+			byID[victim] = results[ids[i]]
 		}
 		assertNoProcsLeft(t, ws, 2*time.Second)
 		return ws, victims, byID, evs
@@ -249,14 +262,14 @@ func TestSecurityShellPolicy(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(filepath.Dir(ws), "f")); err == nil {
 			t.Error("a redirection wrote outside the workspace")
 		}
-		decided := eventData(evs, "action.decided")
-		if len(decided) != len(corpus) {
-			t.Errorf("%d action.decided events for %d commands", len(decided), len(corpus))
-		}
-		for _, d := range decided {
-			if d["decision"] != "denied" {
-				t.Errorf("decision %v", d)
+		var denied int
+		for _, d := range eventData(evs, "action.decided") {
+			if d["decision"] == "denied" {
+				denied++
 			}
+		}
+		if denied != len(corpus) {
+			t.Errorf("%d actions denied for %d commands", denied, len(corpus))
 		}
 	})
 	t.Run("stdin_script_known_gap", func(t *testing.T) {

@@ -100,14 +100,17 @@ func (b *Bridge) Register(ctx context.Context, reg *tools.Registry) error {
 func (b *Bridge) register(reg *tools.Registry, s *server, list []*mcp.Tool) error {
 	srv := s.cfg.Name
 	all := slices.Contains(b.whitelist, srv+config.MCPToolSeparator+"*")
-	named, err := toolNames(srv, list)
-	if err != nil {
-		return err
-	}
+	named, problems := toolNames(srv, list)
 	var errs []error
 	for _, t := range list {
 		name := named[t.Name]
-		if !all && !slices.Contains(b.whitelist, name) {
+		if !all && (name == "" || !slices.Contains(b.whitelist, name)) {
+			continue
+		}
+		if err := problems[t.Name]; err != nil {
+			if !slices.Contains(errs, err) { // a clash is one error for two tools
+				errs = append(errs, err)
+			}
 			continue
 		}
 		spec, err := toolSpec(name, t)
@@ -133,26 +136,29 @@ func (b *Bridge) register(reg *tools.Registry, s *server, list []*mcp.Tool) erro
 	return errors.Join(errs...)
 }
 
-// toolNames maps the server's tool names to registry names; two tools
-// that end up with one name are a configuration error.
-func toolNames(srv string, list []*mcp.Tool) (map[string]string, error) {
-	named := make(map[string]string, len(list))
+// toolNames maps the server's tool names to registry names. problems
+// holds, by the server's name, the tools that cannot be registered: those
+// with no valid name and those whose name another tool of the server has
+// too (a configuration error once the agent selects one of them).
+func toolNames(srv string, list []*mcp.Tool) (named map[string]string, problems map[string]error) {
+	named, problems = map[string]string{}, map[string]error{}
 	owner := map[string]string{}
-	var errs []error
 	for _, t := range list {
 		name, err := ToolName(srv, t.Name)
 		if err != nil {
-			errs = append(errs, err)
+			problems[t.Name] = err
 			continue
 		}
+		named[t.Name] = name
 		if prev, ok := owner[name]; ok {
-			errs = append(errs, fmt.Errorf("mcp %q offers tools %q and %q, which are both named %q in harness; "+
-				"only letters, digits, '_' and '-' are kept in a tool name", srv, prev, t.Name, name))
+			clash := fmt.Errorf("mcp %q offers tools %q and %q, which are both named %q in harness; "+
+				"only letters, digits, '_' and '-' are kept in a tool name", srv, prev, t.Name, name)
+			problems[prev], problems[t.Name] = clash, clash
 			continue
 		}
-		owner[name], named[t.Name] = t.Name, name
+		owner[name] = t.Name
 	}
-	return named, errors.Join(errs...)
+	return named, problems
 }
 
 func offered(names []string) string {

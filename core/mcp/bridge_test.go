@@ -214,7 +214,12 @@ func TestServerKilledBetweenCallsStartsAgain(t *testing.T) {
 	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	// A server killed while a call is on its way gives process_exit; one
+	// the bridge saw exit is started again before the call.
+	proc := b.servers[0].conn.proc
+	if !proc.waitExit(10 * time.Second) {
+		t.Fatal("the bridge did not see the server exit")
+	}
 	if res := run(t, context.Background(), reg, "everything__echo", `{"message":"again"}`); res.Err != nil || !strings.Contains(res.Content, "again") {
 		t.Fatalf("echo after the kill: %+v", res)
 	}
@@ -289,6 +294,46 @@ func TestCloseStopsEveryServer(t *testing.T) {
 	}
 }
 
+// httpServer serves an MCP server of the Go SDK over streamable HTTP.
+func httpServer(t *testing.T, s *mcp.Server) string {
+	t.Helper()
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+func TestToolsThatShareANameAreAnErrorOnceSelected(t *testing.T) {
+	t.Parallel()
+	s := mcp.NewServer(&mcp.Implementation{Name: "calc", Version: "1"}, nil)
+	for _, name := range []string{"get.sum", "get_sum", "other"} {
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name}}}, nil
+			})
+	}
+	url := httpServer(t, s)
+	for _, tt := range []struct {
+		whitelist []string
+		err       string
+	}{
+		{[]string{"calc__other"}, ""},
+		{[]string{"calc__get_sum"}, `offers tools "get.sum" and "get_sum", which are both named "calc__get_sum"`},
+		{[]string{"calc__*"}, `offers tools "get.sum" and "get_sum", which are both named "calc__get_sum"`},
+	} {
+		cfg, ag := setup(t, tt.whitelist, &config.MCPServer{Name: "calc", URL: url})
+		b := New(cfg, ag, nil)
+		reg := tools.NewRegistry()
+		err := b.Register(context.Background(), reg)
+		b.Close()
+		switch {
+		case tt.err == "" && err != nil:
+			t.Errorf("%v: %v", tt.whitelist, err)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err) || strings.Count(err.Error(), "both named") != 1):
+			t.Errorf("%v: error %v, want one saying %s", tt.whitelist, err, tt.err)
+		}
+	}
+}
+
 func TestStreamableHTTPServer(t *testing.T) {
 	t.Parallel()
 	s := mcp.NewServer(&mcp.Implementation{Name: "weather", Version: "1"}, nil)
@@ -302,10 +347,7 @@ func TestStreamableHTTPServer(t *testing.T) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sunny in " + a.City}}}, nil, nil
 		})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
-	defer ts.Close()
-
-	cfg, ag := setup(t, []string{"weather__forecast"}, &config.MCPServer{Name: "weather", URL: ts.URL, Approval: config.PolicyAllow})
+	cfg, ag := setup(t, []string{"weather__forecast"}, &config.MCPServer{Name: "weather", URL: httpServer(t, s), Approval: config.PolicyAllow})
 	b, reg := registered(t, cfg, ag)
 	if res := run(t, context.Background(), reg, "weather__forecast", `{"city":"Lyon"}`); res.Err != nil || res.Content != "sunny in Lyon" {
 		t.Errorf("forecast: %+v", res)

@@ -20,7 +20,7 @@ func TestToolName(t *testing.T) {
 		{"gh", "repos.list", "gh__repos_list", ""},
 		{"gh", "search issues/prs", "gh__search_issues_prs", ""},
 		{"i18n", "überprüfen", "i18n___berpr_fen", ""},
-		{"s", long, "s__" + strings.Repeat("x", 52) + "_" + "", ""}, // hash checked below
+		{"s", long, "s__" + strings.Repeat("x", 52) + "_", ""}, // then 8 hex digits of a hash
 		{"everything", "", "", "empty name"},
 		{strings.Repeat("n", 56), long, "", "shorter name"},
 	}

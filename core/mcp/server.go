@@ -109,7 +109,10 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 func (s *server) start(ctx context.Context) (*conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "harness", Version: version()}, nil)
+	// No capabilities: by default the SDK offers roots (an empty list),
+	// which servers such as server-filesystem take over their arguments.
+	client := mcp.NewClient(&mcp.Implementation{Name: "harness", Version: version()},
+		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 	if s.cfg.URL != "" {
 		t := &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, DisableStandaloneSSE: true}
 		cs, err := client.Connect(ctx, t, nil)

@@ -1,0 +1,82 @@
+package bench
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// Binaries the benchmarks start; HARNESS_BIN names a prebuilt harness
+// (bench/run.sh builds it once for the benchmarks and hyperfine).
+var (
+	harnessBin string // the harness binary: its built-in plugins
+	testPlugin string // core/pluginhost/testdata/testplugin: noop and big tools
+	barePlugin string // bench/bareplugin: the bare provider stream
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
+		os.Exit(m.Run()) // go test ./... builds nothing here
+	}
+	dir, err := os.MkdirTemp("", "harness-bench-")
+	if err != nil {
+		panic(err)
+	}
+	harnessBin = os.Getenv("HARNESS_BIN")
+	builds := map[string]*string{"../core/pluginhost/testdata/testplugin": &testPlugin, "./bareplugin": &barePlugin}
+	if harnessBin == "" {
+		builds["../cmd/harness"] = &harnessBin
+	}
+	for pkg, out := range builds {
+		*out = filepath.Join(dir, filepath.Base(pkg))
+		if b, err := exec.Command("go", "build", "-o", *out, pkg).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, b)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// timings collects the durations of one measured path.
+type timings []time.Duration
+
+// time runs f and records how long it took.
+func (t *timings) time(f func()) {
+	start := time.Now()
+	f()
+	*t = append(*t, time.Since(start))
+}
+
+// p50 is the median.
+func (t timings) p50() time.Duration {
+	if len(t) == 0 {
+		return 0
+	}
+	s := slices.Clone(t)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// report adds the medians of paths as metrics NAME-p50-UNIT, and the ratio
+// of the first to the second as "ratio".
+func report(b *testing.B, unit time.Duration, names []string, paths ...timings) {
+	b.Helper()
+	suffix := map[time.Duration]string{time.Microsecond: "us", time.Millisecond: "ms"}[unit]
+	for i, p := range paths {
+		b.ReportMetric(float64(p.p50())/float64(unit), names[i]+"-p50-"+suffix)
+	}
+	if len(paths) >= 2 && paths[1].p50() > 0 {
+		b.ReportMetric(float64(paths[0].p50())/float64(paths[1].p50()), "ratio")
+	}
+}

@@ -1,0 +1,339 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+
+	"github.com/harness-agent/harness/core/approval"
+	"github.com/harness-agent/harness/core/pluginhost"
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/proto/toolv1"
+)
+
+// host starts a plugin host whose built-in plugins are served by bin, and
+// registers name as a built-in tool plugin.
+func host(b *testing.B, bin, name string) (*pluginhost.Host, *pluginhost.ToolHandle) {
+	b.Helper()
+	h, err := pluginhost.New(pluginhost.Options{SelfExe: bin})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := h.Register(pluginhost.Spec{Name: name, Kind: sdk.KindTool, Builtin: true}); err != nil {
+		b.Fatal(err)
+	}
+	th, err := h.Tool(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h, th
+}
+
+// bareClient is go-plugin alone, as any host would start a plugin: no
+// checksum, no explicit environment, no crash handling.
+func bareClient(args ...string) *plugin.Client {
+	return plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  sdk.Handshake,
+		VersionedPlugins: sdk.HostPluginSets(),
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		GRPCDialOptions:  sdk.GRPCDialOptions(),
+		Cmd:              exec.Command(args[0], args[1:]...),
+		Logger:           hclog.NewNullLogger(),
+	})
+}
+
+// bareTool starts a bare client and returns its raw gRPC tool client and
+// the SDK's client over the same connection.
+func bareTool(b *testing.B, args ...string) (toolv1.ToolClient, *sdk.ToolClient) {
+	b.Helper()
+	cl := bareClient(args...)
+	b.Cleanup(cl.Kill)
+	rpc, err := cl.Client()
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := rpc.Dispense(sdk.KindTool)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return toolv1.NewToolClient(rpc.(*plugin.GRPCClient).Conn), raw.(*sdk.ToolClient)
+}
+
+func call(tool string, args any) sdk.Call {
+	raw, _ := json.Marshal(args)
+	return sdk.Call{ID: "bench", Tool: tool, Arguments: raw}
+}
+
+// BenchmarkSearch runs search_workspace through the plugin boundary (host
+// handle, gRPC, the search plugin process) on Go's source tree, alternating
+// with ripgrep (`rg -c`, a process per search) on the same query.
+func BenchmarkSearch(b *testing.B) {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		b.Skip("ripgrep (rg) is not on PATH (apt package ripgrep)")
+	}
+	src := filepath.Join(runtime.GOROOT(), "src")
+	ctx := context.Background()
+	h, th := host(b, harnessBin, "search")
+	defer h.Close()
+	if err := th.Configure(ctx, sdk.PluginConfig{Workspace: src, Config: json.RawMessage(`{}`)}); err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range []struct {
+		name, pattern string
+		regex         bool
+	}{
+		{"literal", "func NewReader", false},
+		{"regex", `func [A-Z][a-z]+Reader\(`, true},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			c := call("search_workspace", map[string]any{"query": q.pattern, "regex": q.regex})
+			var plug, ref timings
+			var hits, rgHits int
+			search := func() {
+				res, err := th.Execute(ctx, c, nil)
+				if err != nil || res.Err != nil {
+					b.Fatal(err, res.Err)
+				}
+				hits = res.Presentation.(sdk.SearchView).Total
+			}
+			ripgrep := func() {
+				out, err := exec.Command(rg, "-c", "--no-config", "-e", q.pattern, src).Output()
+				if err != nil {
+					b.Fatal(err)
+				}
+				rgHits = sumCounts(b, out)
+			}
+			search() // warm the page cache for both
+			ripgrep()
+			for b.Loop() {
+				plug.time(search)
+				ref.time(ripgrep)
+			}
+			report(b, time.Millisecond, []string{"plugin", "rg"}, plug, ref)
+			b.ReportMetric(float64(hits), "hits")
+			b.ReportMetric(float64(rgHits), "rg-hits")
+		})
+	}
+}
+
+// sumCounts adds up rg -c output (path:count lines).
+func sumCounts(b *testing.B, out []byte) int {
+	n := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := sc.Text()
+		c, err := strconv.Atoi(line[strings.LastIndexByte(line, ':')+1:])
+		if err != nil {
+			b.Fatalf("rg -c line %q", line)
+		}
+		n += c
+	}
+	return n
+}
+
+// BenchmarkStartToFirstCall starts the built-in read_file plugin (the
+// harness binary re-executed) and makes its first call: through the host
+// (start, handshake, dispense, configure, call), alternating with go-plugin
+// alone starting the same binary and making one raw gRPC unary call.
+// Stopping the plugins is not timed.
+func BenchmarkStartToFirstCall(b *testing.B) {
+	ctx := context.Background()
+	ws := b.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	read := call("read_file", map[string]any{"path": "a.txt"})
+	var hosted, bare timings
+	for b.Loop() {
+		var h *pluginhost.Host
+		hosted.time(func() {
+			var th *pluginhost.ToolHandle
+			h, th = host(b, harnessBin, "readfile")
+			if err := th.Configure(ctx, sdk.PluginConfig{Workspace: ws, Config: json.RawMessage(`{}`)}); err != nil {
+				b.Fatal(err)
+			}
+			if res, err := th.Execute(ctx, read, nil); err != nil || res.Err != nil {
+				b.Fatal(err, res.Err)
+			}
+		})
+		h.Close()
+
+		var cl *plugin.Client
+		bare.time(func() {
+			cl = bareClient(harnessBin, "plugin", "serve", "readfile")
+			rpc, err := cl.Client()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := toolv1.NewToolClient(rpc.(*plugin.GRPCClient).Conn).Describe(ctx, &toolv1.Describe_Request{}); err != nil {
+				b.Fatal(err)
+			}
+		})
+		cl.Kill()
+	}
+	report(b, time.Millisecond, []string{"host", "bare"}, hosted, bare)
+}
+
+// phases builds what a run puts around a tool source: a registry, the
+// approval pipeline and an executor recording events in a session store
+// (record = false drops the events instead).
+func phases(b *testing.B, src tools.Source, record bool, specs ...sdk.ToolSpec) *tools.Executor {
+	b.Helper()
+	ctx := context.Background()
+	ws := b.TempDir()
+	store, err := session.Open(ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { store.Close() })
+	info, err := store.CreateSession(ctx, session.SessionInfo{Agent: "bench", Workspace: ws})
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := tools.NewRegistry()
+	var names []string
+	for _, s := range specs {
+		if err := reg.Add(tools.Tool{Spec: s, Origin: tools.OriginBuiltin, Owner: "bench", Source: src}); err != nil {
+			b.Fatal(err)
+		}
+		names = append(names, s.Name)
+	}
+	var rec tools.Recorder
+	if record {
+		rec = tools.SessionRecorder(store, info.ID)
+	}
+	pipeline, err := approval.New(approval.Options{Store: store, Session: info.ID, Workspace: ws, Recorder: rec})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ex, err := tools.NewExecutor(reg, tools.Options{Session: info.ID, Agent: "bench", Whitelist: names,
+		Approver: pipeline, Recorder: rec, RepeatLimit: 1 << 30, StopLimit: 1 << 30})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ex
+}
+
+// runCall runs a call through the executor. The loop guard is set to never
+// refuse the identical calls of a benchmark.
+func runCall(b *testing.B, ex *tools.Executor, tool string, args map[string]any) sdk.Result {
+	b.Helper()
+	o := ex.Run(context.Background(), call(tool, args))
+	if o.Result.Err != nil || o.RecordErr != nil {
+		b.Fatal(o.Result.Err, o.RecordErr)
+	}
+	return o.Result
+}
+
+// BenchmarkNoopCall is a no-op tool call on a running plugin process, three
+// ways, alternating: through the host's handle; through every phase of the
+// executor (find, prepare and validate, hooks, approve, execute, normalize,
+// result) with its tool.call and tool.result events committed to the
+// SQLite store, as in a run; and, as the reference, a raw gRPC unary call
+// over go-plugin's connection to another process of the same plugin.
+func BenchmarkNoopCall(b *testing.B) {
+	ctx := context.Background()
+	h, th := host(b, testPlugin, "tp")
+	defer h.Close()
+	noop := sdk.ToolSpec{Name: "noop", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	ex := phases(b, th, true, noop)
+	exNoStore := phases(b, th, false, noop)
+	raw, _ := bareTool(b, testPlugin)
+	var viaHost, viaPhases, viaPhasesNoStore, bare timings
+	c := call("noop", map[string]any{})
+	for b.Loop() {
+		viaHost.time(func() {
+			if _, err := th.Execute(ctx, c, nil); err != nil {
+				b.Fatal(err)
+			}
+		})
+		viaPhases.time(func() { runCall(b, ex, "noop", map[string]any{}) })
+		viaPhasesNoStore.time(func() { runCall(b, exNoStore, "noop", map[string]any{}) })
+		bare.time(func() {
+			if _, err := raw.Describe(ctx, &toolv1.Describe_Request{}); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+	report(b, time.Microsecond, []string{"phases", "bare", "host", "phases-nostore"}, viaPhases, bare, viaHost, viaPhasesNoStore)
+}
+
+// BenchmarkCall64KiB is a tool call whose result is 64 KiB, through every
+// phase (events committed to the store; the executor caps what the model
+// gets at 32 KiB head + tail), alternating with the same call made by
+// go-plugin and the SDK's client alone to another process of the same
+// plugin. "memory" is a tool that returns 64 KiB it holds (the harness's
+// cost); "read_file" is the built-in reading a 64 KiB file (plus the
+// tool's own work: reading, numbering lines, checking for binary content).
+func BenchmarkCall64KiB(b *testing.B) {
+	ctx := context.Background()
+	ws := b.TempDir()
+	body := strings.Repeat(strings.Repeat("x", 79)+"\n", 64<<10/80+1)[:64<<10]
+	if err := os.WriteFile(filepath.Join(ws, "f.txt"), []byte(body), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cfg := sdk.PluginConfig{Workspace: ws, Config: json.RawMessage(`{}`)}
+	for _, tc := range []struct {
+		name, bin, plugin, tool string
+		args                    map[string]any
+	}{
+		{"memory", testPlugin, "tp", "big", map[string]any{}},
+		{"read_file", harnessBin, "readfile", "read_file", map[string]any{"path": "f.txt"}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			h, th := host(b, tc.bin, tc.plugin)
+			defer h.Close()
+			if err := th.Configure(ctx, cfg); err != nil {
+				b.Fatal(err)
+			}
+			info, err := th.Describe(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ex := phases(b, th, true, info.Tools...)
+			exNoStore := phases(b, th, false, info.Tools...)
+			bareArgs := []string{tc.bin}
+			if tc.bin == harnessBin {
+				bareArgs = append(bareArgs, "plugin", "serve", tc.plugin)
+			}
+			_, sdkClient := bareTool(b, bareArgs...)
+			if err := sdkClient.Configure(ctx, cfg); err != nil {
+				b.Fatal(err)
+			}
+			c := call(tc.tool, tc.args)
+			var viaPhases, viaPhasesNoStore, bare timings
+			var size int
+			for b.Loop() {
+				viaPhases.time(func() { runCall(b, ex, tc.tool, tc.args) })
+				viaPhasesNoStore.time(func() { runCall(b, exNoStore, tc.tool, tc.args) })
+				bare.time(func() {
+					res, err := sdkClient.Execute(ctx, c, nil)
+					if err != nil || res.Err != nil {
+						b.Fatal(err, res.Err)
+					}
+					size = len(res.Content)
+				})
+			}
+			if size < 64<<10 {
+				b.Fatalf("%s returned %d bytes, want at least 64 KiB", tc.tool, size)
+			}
+			report(b, time.Microsecond, []string{"phases", "bare", "phases-nostore"}, viaPhases, bare, viaPhasesNoStore)
+			b.ReportMetric(float64(size)/1024, "result-KiB")
+		})
+	}
+}

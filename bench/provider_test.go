@@ -1,0 +1,141 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-plugin"
+
+	"github.com/harness-agent/harness/core/llm"
+	"github.com/harness-agent/harness/core/pluginhost"
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/proto/providerv1"
+	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
+)
+
+// longFixture is a recorded DeepSeek answer of 401 data events (400 text
+// deltas and the finish chunk): 403 stream chunks once translated.
+const longFixture = "vercel-deepseek-chat-text-length.2025-12.chunks.jsonl"
+
+// BenchmarkProviderStream measures the cost per stream chunk of a model
+// answer, alternating three paths:
+//
+//   - harness: the fake DeepSeek server replays the recorded answer over
+//     HTTP to the built-in provider-deepseek plugin (SSE parsing, chunk
+//     translation), which streams it over gRPC to the host, where the block
+//     assembler builds the message;
+//   - harness+store: the same, with every delta committed to the session
+//     store as an assistant.chunk event, as a run does;
+//   - bare: go-plugin and a raw gRPC server stream of as many canned chunks
+//     from bench/bareplugin, read and dropped.
+func BenchmarkProviderStream(b *testing.B) {
+	ctx := context.Background()
+	fake := fakedeepseek.New(b)
+	fake.Repeat(fakedeepseek.Fixture(b, filepath.Join(fakedeepseek.FixturesDir(b), "deepseek", longFixture)))
+
+	h, err := pluginhost.New(pluginhost.Options{SelfExe: harnessBin})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	if err := h.Register(pluginhost.Spec{Name: "deepseek", Kind: sdk.KindProvider, Builtin: true, Serves: "provider-deepseek"}); err != nil {
+		b.Fatal(err)
+	}
+	ph, err := h.Provider("deepseek")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{"api_key": "sk-bench", "base_url": fake.URL})
+	if err := ph.Configure(ctx, cfg); err != nil {
+		b.Fatal(err)
+	}
+	model := sdk.ModelInfo{ID: "deepseek-chat", ContextWindow: 128000}
+	handle, err := ph.PrepareCall(ctx, sdk.PrepareRequest{Model: model})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := sdk.StreamRequest{Model: model, Messages: []sdk.Message{{Role: sdk.RoleUser, Content: "Plan a holiday"}}}
+
+	store, err := session.Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	info, err := store.CreateSession(ctx, session.SessionInfo{Agent: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	// harness streams one answer and returns how many chunks it got.
+	harness := func(record bool) int {
+		n := 0
+		asm := llm.NewAssembler(func(block int, kind, delta string) {
+			if record {
+				if _, err := store.Append(ctx, info.ID, "assistant.chunk", map[string]any{"block": block, "kind": kind, "delta": delta}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		err := ph.Stream(ctx, handle, req, func(c sdk.StreamChunk) error {
+			n++
+			return asm.Add(c)
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := asm.Message(); err != nil {
+			b.Fatal(err)
+		}
+		return n
+	}
+
+	bareCl := bareClient(barePlugin)
+	defer bareCl.Kill()
+	rpc, err := bareCl.Client()
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw := providerv1.NewProviderClient(rpc.(*plugin.GRPCClient).Conn)
+	bare := func() int {
+		stream, err := raw.Stream(ctx, &providerv1.Stream_Request{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			_, err := stream.Recv()
+			if errors.Is(err, io.EOF) {
+				return n
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+	}
+
+	var viaHarness, viaHarnessStore, viaBare timings
+	var chunks, bareChunks int
+	for b.Loop() {
+		viaHarness.time(func() { chunks = harness(false) })
+		viaHarnessStore.time(func() { harness(true) })
+		viaBare.time(func() { bareChunks = bare() })
+	}
+	perChunk := func(t timings, n int) timings {
+		out := make(timings, len(t))
+		for i, d := range t {
+			out[i] = d / time.Duration(n)
+		}
+		return out
+	}
+	report(b, time.Microsecond, []string{"harness-chunk", "bare-chunk", "harness+store-chunk"},
+		perChunk(viaHarness, chunks), perChunk(viaBare, bareChunks), perChunk(viaHarnessStore, chunks))
+	b.ReportMetric(float64(chunks), "chunks")
+	b.ReportMetric(float64(bareChunks), "bare-chunks")
+}
