@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/harness-agent/harness/core/approval"
+	"github.com/harness-agent/harness/core/runner"
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/tools"
 )
@@ -131,8 +132,8 @@ func (c *cli) actionsDecide(ctx context.Context, workspace, id string, approve b
 }
 
 // sessionExecutor builds the tool executor of a session's agent from the
-// configuration file the session recorded. The returned func stops the
-// plugins.
+// configuration file the session recorded, the way `run` builds it (MCP
+// servers included). The returned func stops the plugins.
 func (c *cli) sessionExecutor(ctx context.Context, store *session.Store, id string) (*tools.Executor, func(), error) {
 	info, err := store.Session(ctx, id)
 	if err != nil {
@@ -145,46 +146,19 @@ func (c *cli) sessionExecutor(ctx context.Context, store *session.Store, id stri
 	if err != nil {
 		return nil, nil, err
 	}
-	ag := cfg.Agent(info.Agent)
-	if ag == nil {
+	if cfg.Agent(info.Agent) == nil {
 		return nil, nil, exitf(exitUsage, "%s no longer declares agent %q of session %s", info.ConfigPath, info.Agent, info.ID)
 	}
-	cat, host, diags, err := c.openCatalog(cfg)
+	r, err := runner.Open(ctx, runner.Options{Config: cfg, Agent: info.Agent, Builtins: builtinCatalog(), Logger: c.logger})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, exitf(exitFailed, "%v", err)
 	}
-	if diags.HasErrors() {
-		host.Close()
-		return nil, nil, c.printDiagnostics(cfg.Files, diags, false)
-	}
-	fail := func(err error) (*tools.Executor, func(), error) {
-		host.Close()
-		return nil, nil, err
-	}
-	reg, err := tools.Build(ctx, tools.Setup{Config: cfg, Agent: ag, Catalog: cat, Logger: c.logger})
+	ex, err := r.Executor(ctx, info.ID)
 	if err != nil {
-		return fail(err)
+		_ = r.Close()
+		return nil, nil, exitf(exitFailed, "%v", err)
 	}
-	hooks, err := tools.PluginHooks(cfg, host)
-	if err != nil {
-		return fail(err)
-	}
-	rec := tools.SessionRecorder(store, info.ID)
-	// Apply skips the approve phase; the pipeline is the executor's
-	// approver all the same, so that every executor is built one way.
-	pipeline, err := approval.New(approval.Options{
-		Store: store, Session: info.ID, Workspace: cfg.Workspace, Permissions: ag.Permissions, Recorder: rec, Logger: c.logger,
-	})
-	if err != nil {
-		return fail(err)
-	}
-	ex, err := tools.NewExecutor(reg, tools.Options{
-		Session: info.ID, Agent: ag.Name, Whitelist: ag.Tools, Approver: pipeline, Recorder: rec, Hooks: hooks, Logger: c.logger,
-	})
-	if err != nil {
-		return fail(err)
-	}
-	return ex, host.Close, nil
+	return ex, func() { _ = r.Close() }, nil
 }
 
 // resumeHint tells how to continue the session once it has no pending

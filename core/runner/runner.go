@@ -303,6 +303,16 @@ func (r *Runner) providerHandle(name string) (*pluginhost.ProviderHandle, error)
 	return r.host.Provider(id)
 }
 
+// Executor builds the tool executor of a recorded session, for actions a
+// person approves after its run (`harness actions approve`).
+func (r *Runner) Executor(ctx context.Context, sessionID string) (*tools.Executor, error) {
+	r.session = sessionID
+	if err := r.build(ctx); err != nil {
+		return nil, err
+	}
+	return r.executor, nil
+}
+
 // Start opens a new session with the task as its first message.
 func (r *Runner) Start(ctx context.Context, task string) error {
 	model := ""
@@ -315,7 +325,8 @@ func (r *Runner) Start(ctx context.Context, task string) error {
 	}
 	r.session = info.ID
 	if err := r.build(ctx); err != nil {
-		_ = r.rec.Record(ctx, "error", map[string]any{"kind": sdk.KindOf(err), "message": err.Error()})
+		e := sdk.AsError(err)
+		_ = r.rec.Record(ctx, "error", map[string]any{"kind": e.Kind, "message": e.Message})
 		return err
 	}
 	text := prompt.TaskMessage(task, r.opts.Now().Format("2006-01-02"), r.cfg.Workspace)
