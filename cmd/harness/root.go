@@ -8,6 +8,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
+
+	"github.com/harness-agent/harness/core/pluginhost"
 )
 
 // cli holds what every command shares: its streams and logger.
@@ -18,6 +20,7 @@ type cli struct {
 }
 
 func execute(args []string) int {
+	defer pluginhost.KillAll()
 	c := &cli{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, logger: newLogger(os.Stderr)}
 	root := c.rootCommand()
 	root.SetArgs(args)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -153,4 +154,11 @@ func (h *Host) Close() {
 		}()
 	}
 	wg.Wait()
+}
+
+// KillAll stops every plugin process any host of this process started. The
+// command's main defers it, so that a panic or an early return anywhere
+// still leaves no plugin behind.
+func KillAll() {
+	plugin.CleanupClients()
 }
