@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// Binaries the benchmarks start; HARNESS_BIN names a prebuilt harness
-// (bench/run.sh builds it once for the benchmarks and hyperfine).
+// Binaries the benchmarks start. bench/run.sh builds them once and names
+// them in HARNESS_BIN, BENCH_TESTPLUGIN and BENCH_BAREPLUGIN; missing ones
+// are built here.
 var (
 	harnessBin string // the harness binary: its built-in plugins
 	testPlugin string // core/pluginhost/testdata/testplugin: noop and big tools
@@ -28,15 +29,20 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	harnessBin = os.Getenv("HARNESS_BIN")
-	builds := map[string]*string{"../core/pluginhost/testdata/testplugin": &testPlugin, "./bareplugin": &barePlugin}
-	if harnessBin == "" {
-		builds["../cmd/harness"] = &harnessBin
-	}
-	for pkg, out := range builds {
-		*out = filepath.Join(dir, filepath.Base(pkg))
-		if b, err := exec.Command("go", "build", "-o", *out, pkg).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, b)
+	for _, b := range []struct {
+		out      *string
+		env, pkg string
+	}{
+		{&harnessBin, "HARNESS_BIN", "../cmd/harness"},
+		{&testPlugin, "BENCH_TESTPLUGIN", "../core/pluginhost/testdata/testplugin"},
+		{&barePlugin, "BENCH_BAREPLUGIN", "./bareplugin"},
+	} {
+		if *b.out = os.Getenv(b.env); *b.out != "" {
+			continue
+		}
+		*b.out = filepath.Join(dir, filepath.Base(b.pkg))
+		if out, err := exec.Command("go", "build", "-o", *b.out, b.pkg).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", b.pkg, err, out)
 			os.Exit(1)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +18,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/harness-agent/harness/core/approval"
 	"github.com/harness-agent/harness/core/pluginhost"
@@ -56,9 +60,9 @@ func bareClient(args ...string) *plugin.Client {
 	})
 }
 
-// bareTool starts a bare client and returns its raw gRPC tool client and
-// the SDK's client over the same connection.
-func bareTool(b *testing.B, args ...string) (toolv1.ToolClient, *sdk.ToolClient) {
+// bareTool starts a bare client and returns its raw gRPC tool client, the
+// connection, and the SDK's client over the same connection.
+func bareTool(b *testing.B, args ...string) (toolv1.ToolClient, *grpc.ClientConn, *sdk.ToolClient) {
 	b.Helper()
 	cl := bareClient(args...)
 	b.Cleanup(cl.Kill)
@@ -70,7 +74,8 @@ func bareTool(b *testing.B, args ...string) (toolv1.ToolClient, *sdk.ToolClient)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return toolv1.NewToolClient(rpc.(*plugin.GRPCClient).Conn), raw.(*sdk.ToolClient)
+	conn := rpc.(*plugin.GRPCClient).Conn
+	return toolv1.NewToolClient(conn), conn, raw.(*sdk.ToolClient)
 }
 
 func call(tool string, args any) sdk.Call {
@@ -240,12 +245,14 @@ func runCall(b *testing.B, ex *tools.Executor, tool string, args map[string]any)
 	return o.Result
 }
 
-// BenchmarkNoopCall is a no-op tool call on a running plugin process, three
-// ways, alternating: through the host's handle; through every phase of the
+// BenchmarkNoopCall is a no-op tool call on a running plugin process,
+// alternating: through the host's handle; through every phase of the
 // executor (find, prepare and validate, hooks, approve, execute, normalize,
 // result) with its tool.call and tool.result events committed to the
-// SQLite store, as in a run; and, as the reference, a raw gRPC unary call
-// over go-plugin's connection to another process of the same plugin.
+// SQLite store, as in a run, and with the events dropped; and, as the
+// references, over go-plugin's connection to another process of the same
+// plugin, a bare gRPC unary call (go-plugin's health check) and the raw
+// Execute server stream of the no-op tool.
 func BenchmarkNoopCall(b *testing.B) {
 	ctx := context.Background()
 	h, th := host(b, testPlugin, "tp")
@@ -253,9 +260,11 @@ func BenchmarkNoopCall(b *testing.B) {
 	noop := sdk.ToolSpec{Name: "noop", InputSchema: json.RawMessage(`{"type":"object"}`)}
 	ex := phases(b, th, true, noop)
 	exNoStore := phases(b, th, false, noop)
-	raw, _ := bareTool(b, testPlugin)
-	var viaHost, viaPhases, viaPhasesNoStore, bare timings
+	raw, conn, _ := bareTool(b, testPlugin)
+	health := healthpb.NewHealthClient(conn)
+	var viaHost, viaPhases, viaPhasesNoStore, bareUnary, bareExecute timings
 	c := call("noop", map[string]any{})
+	rawReq := &toolv1.Execute_Request{CallId: "bench", Tool: "noop", ArgumentsJson: []byte(`{}`)}
 	for b.Loop() {
 		viaHost.time(func() {
 			if _, err := th.Execute(ctx, c, nil); err != nil {
@@ -264,13 +273,27 @@ func BenchmarkNoopCall(b *testing.B) {
 		})
 		viaPhases.time(func() { runCall(b, ex, "noop", map[string]any{}) })
 		viaPhasesNoStore.time(func() { runCall(b, exNoStore, "noop", map[string]any{}) })
-		bare.time(func() {
-			if _, err := raw.Describe(ctx, &toolv1.Describe_Request{}); err != nil {
+		bareUnary.time(func() {
+			if _, err := health.Check(ctx, &healthpb.HealthCheckRequest{Service: "plugin"}); err != nil {
 				b.Fatal(err)
 			}
 		})
+		bareExecute.time(func() {
+			stream, err := raw.Execute(ctx, rawReq)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for {
+				if _, err := stream.Recv(); errors.Is(err, io.EOF) {
+					break
+				} else if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
-	report(b, time.Microsecond, []string{"phases", "bare", "host", "phases-nostore"}, viaPhases, bare, viaHost, viaPhasesNoStore)
+	report(b, time.Microsecond, []string{"phases", "bare", "host", "phases-nostore", "bare-execute"},
+		viaPhases, bareUnary, viaHost, viaPhasesNoStore, bareExecute)
 }
 
 // BenchmarkCall64KiB is a tool call whose result is 64 KiB, through every
@@ -311,7 +334,7 @@ func BenchmarkCall64KiB(b *testing.B) {
 			if tc.bin == harnessBin {
 				bareArgs = append(bareArgs, "plugin", "serve", tc.plugin)
 			}
-			_, sdkClient := bareTool(b, bareArgs...)
+			_, _, sdkClient := bareTool(b, bareArgs...)
 			if err := sdkClient.Configure(ctx, cfg); err != nil {
 				b.Fatal(err)
 			}

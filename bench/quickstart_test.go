@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,17 +14,24 @@ import (
 
 // BenchmarkQuickstartRSS runs the offline quickstart (harness run
 // examples/quickstart/agent.hcl) in a copy of it and samples the memory of
-// the harness process tree every millisecond: the peak resident set
-// (VmHWM) of harness itself and of each plugin process, summed. The sum of
-// peaks is an upper bound of the peak of the sum, and it counts the pages
-// of the harness binary that the processes share once per process. The
-// commands the terminal tool runs (wc, ls) are reported apart. Wall time is
-// hyperfine's business (bench/run.sh): the sampling costs CPU.
+// the harness process tree every millisecond:
+//
+//   - core+plugins: the peak resident set (VmHWM) of harness itself and of
+//     each plugin process, summed. The sum of peaks is an upper bound of the
+//     peak of the sum, and it counts the pages of the harness binary that
+//     the processes share once per process;
+//   - pss: the highest sum, at one sample, of the proportional set sizes
+//     (shared pages divided among the processes that map them) of every
+//     process of the tree: what the run costs the machine;
+//   - helpers: the terminal's per-command supervisor and the commands it
+//     runs (wc, ls), apart.
+//
+// Wall time is hyperfine's business (bench/run.sh): the sampling costs CPU.
 func BenchmarkQuickstartRSS(b *testing.B) {
 	dir := b.TempDir()
 	copyTree(b, "../examples/quickstart", dir)
-	var total, core, plugins, commands []float64
-	var procs int
+	var total, core, plugins, helpers, pss []float64
+	var last []peak
 	// A b.Loop loop here makes Go 1.26.8's escape analysis crash (internal
 	// compiler error); the benchmark runs a fixed count (-benchtime Nx) anyway.
 	for range b.N {
@@ -32,13 +40,13 @@ func BenchmarkQuickstartRSS(b *testing.B) {
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
 		}
-		peaks := sampleTree(cmd.Process.Pid, func() error { return cmd.Wait() })
+		peaks, peakPSS := sampleTree(cmd.Process.Pid, cmd.Wait)
 		var c, p, x float64
 		for _, pk := range peaks {
 			switch {
 			case pk.pid == cmd.Process.Pid:
 				c += pk.mib
-			case strings.Contains(pk.cmdline, "plugin serve"):
+			case strings.Contains(pk.cmdline, " plugin serve "):
 				p += pk.mib
 			default:
 				x += pk.mib
@@ -47,14 +55,19 @@ func BenchmarkQuickstartRSS(b *testing.B) {
 		if c == 0 || p == 0 {
 			b.Fatalf("sampled no harness or no plugin: %+v", peaks)
 		}
-		total, core, plugins, commands = append(total, c+p), append(core, c), append(plugins, p), append(commands, x)
-		procs = len(peaks)
+		total, core, plugins, helpers, pss = append(total, c+p), append(core, c), append(plugins, p), append(helpers, x), append(pss, peakPSS)
+		last = peaks
+	}
+	slices.SortFunc(last, func(a, b peak) int { return a.pid - b.pid })
+	for _, pk := range last {
+		b.Logf("%6.1f MiB  %s", pk.mib, pk.cmdline)
 	}
 	b.ReportMetric(median(total), "core+plugins-MiB")
 	b.ReportMetric(median(core), "core-MiB")
 	b.ReportMetric(median(plugins), "plugins-MiB")
-	b.ReportMetric(median(commands), "commands-MiB")
-	b.ReportMetric(float64(procs), "processes")
+	b.ReportMetric(median(helpers), "helpers-MiB")
+	b.ReportMetric(median(pss), "pss-MiB")
+	b.ReportMetric(float64(len(last)), "processes")
 }
 
 type peak struct {
@@ -63,41 +76,57 @@ type peak struct {
 	mib     float64
 }
 
-// sampleTree polls the process tree under root until wait returns and keeps
-// each process's highest VmHWM.
-func sampleTree(root int, wait func() error) []peak {
-	seen := map[int]*peak{}
+// sampleTree polls the process tree under root until wait returns. It keeps
+// each process's highest VmHWM, and the highest sum of PSS over one sample.
+// A process is known by pid and command line: between fork and exec a child
+// still shows its parent's command line and memory, which is not its own.
+func sampleTree(root int, wait func() error) ([]peak, float64) {
+	seen := map[string]*peak{}
+	var peakPSS float64
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		_ = wait()
 	}()
+	rootCmd := cmdline(root)
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	for {
+		var sum float64
 		for _, pid := range descendants(root) {
-			kib := vmHWM(pid)
-			if kib == 0 {
+			cl := cmdline(pid)
+			if cl == "" || pid != root && cl == rootCmd {
 				continue
 			}
-			pk := seen[pid]
-			if pk == nil {
-				cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-				pk = &peak{pid: pid, cmdline: strings.ReplaceAll(string(cmdline), "\x00", " ")}
-				seen[pid] = pk
+			st := status(pid)
+			if st.hwm == 0 {
+				continue
 			}
-			pk.mib = max(pk.mib, float64(kib)/1024)
+			sum += st.pss
+			key := strconv.Itoa(pid) + " " + cl
+			pk := seen[key]
+			if pk == nil {
+				pk = &peak{pid: pid, cmdline: cl}
+				seen[key] = pk
+			}
+			pk.mib = max(pk.mib, st.hwm)
 		}
+		peakPSS = max(peakPSS, sum)
 		select {
 		case <-done:
 			var out []peak
 			for _, pk := range seen {
 				out = append(out, *pk)
 			}
-			return out
+			return out, peakPSS
 		case <-tick.C:
 		}
 	}
+}
+
+func cmdline(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
 }
 
 // descendants returns root and every process below it, from the children
@@ -118,16 +147,29 @@ func descendants(root int) []int {
 	return out
 }
 
-// vmHWM returns the peak resident set of pid in KiB, 0 when it is gone.
-func vmHWM(pid int) int {
+type memStatus struct{ hwm, pss float64 } // MiB
+
+// status returns the peak resident set and the proportional set size of
+// pid; zeros when it is gone.
+func status(pid int) memStatus {
+	var st memStatus
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
-		return 0
+		return st
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+	st.hwm = field(string(b), "VmHWM:")
+	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup"); err == nil {
+		st.pss = field(string(b), "Pss:")
+	}
+	return st
+}
+
+// field returns the "NAME:  123 kB" value of a /proc file in MiB.
+func field(text, name string) float64 {
+	for _, line := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(line, name); ok {
 			kib, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			return kib
+			return float64(kib) / 1024
 		}
 	}
 	return 0

@@ -160,7 +160,8 @@ func TestSecurityPathEscape(t *testing.T) {
 }
 
 // bypasses are attempts to run a command that deny_commands = ["rm *"]
-// forbids; VICTIM is replaced by a file of the attempt's own.
+// forbids; VICTIM is replaced by a file of the attempt's own, OUTSIDE by a
+// folder outside the workspace.
 var bypasses = []string{
 	"ls && rm -rf VICTIM",
 	"ls; rm VICTIM",
@@ -223,7 +224,8 @@ func TestSecurityShellPolicy(t *testing.T) {
 			victim := fmt.Sprintf("victim%02d.txt", i)
 			victims = append(victims, victim)
 			writeFile(t, filepath.Join(ws, victim), "still here\n")
-			calls = append(calls, call{"terminal", map[string]any{"command": strings.ReplaceAll(c, "VICTIM", victim)}, "denied"})
+			c = strings.NewReplacer("VICTIM", victim, "OUTSIDE", root).Replace(c)
+			calls = append(calls, call{"terminal", map[string]any{"command": c}, "denied"})
 		}
 		// The control shows that what the policy allows really runs.
 		calls = append(calls, call{"terminal", map[string]any{"command": "touch control.txt"}, ""})
@@ -249,7 +251,7 @@ func TestSecurityShellPolicy(t *testing.T) {
 
 	t.Run("bypasses", func(t *testing.T) {
 		t.Parallel()
-		corpus := append(bypasses, "echo x > ../f", "echo x >> /tmp/../"+filepath.Base(t.TempDir())+"-f")
+		corpus := append(bypasses, "echo x > ../f", "echo x >> OUTSIDE/g")
 		ws, victims, results, evs := run(t, corpus)
 		for i, victim := range victims {
 			if _, err := os.Stat(filepath.Join(ws, victim)); err != nil {
@@ -259,8 +261,10 @@ func TestSecurityShellPolicy(t *testing.T) {
 				t.Errorf("%q: error kind %q, want denied", corpus[i], kind)
 			}
 		}
-		if _, err := os.Stat(filepath.Join(filepath.Dir(ws), "f")); err == nil {
-			t.Error("a redirection wrote outside the workspace")
+		for _, name := range []string{"f", "g"} {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(ws), name)); err == nil {
+				t.Errorf("a redirection wrote %s outside the workspace", name)
+			}
 		}
 		var denied int
 		for _, d := range eventData(evs, "action.decided") {

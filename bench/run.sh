@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# Measures harness against its outside references, side by side in one run,
+# and prints one Markdown table of medians and ratios (docs/benchmarks.md
+# records the latest):
+#
+#   bench/run.sh
+#
+# It builds the harness binary and the plugin binaries the benchmarks start,
+# installs ripgrep and hyperfine from Debian when they are missing (as root,
+# with apt-get), and runs:
+#   - the benchmarks of bench/ (each alternates the harness path with its
+#     reference in one loop and reports p50s);
+#   - a few existing benchmarks of the packages, for the breakdown (their
+#     figure is the median of several runs' means);
+#   - hyperfine on the offline quickstart.
+# Timings are never pass/fail: the table says which targets the figures
+# meet on this machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+export DEBIAN_FRONTEND=noninteractive
+need=()
+command -v rg >/dev/null 2>&1 || need+=(ripgrep)
+command -v hyperfine >/dev/null 2>&1 || need+=(hyperfine)
+if [ ${#need[@]} -gt 0 ]; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "installing ${need[*]} (apt-get)" >&2
+		if ! { apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null; }; then
+			echo "bench/run.sh: could not install ${need[*]} with apt-get; install them and run again" >&2
+			exit 1
+		fi
+	else
+		echo "bench/run.sh: needs ${need[*]}: run as root on Debian/Ubuntu, or install them (apt-get install ${need[*]})" >&2
+		exit 1
+	fi
+fi
+if [ ! -x .ci/npm/node_modules/.bin/mcp-server-everything ] && command -v npm >/dev/null 2>&1; then
+	echo "installing the MCP reference server (npm ci --prefix .ci/npm)" >&2
+	npm ci --prefix .ci/npm --no-audit --no-fund --loglevel=error >&2 || true
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+echo "building harness, the benchmark plugins and the benchmarks" >&2
+go build -o "$work/harness" ./cmd/harness
+go build -o "$work/testplugin" ./core/pluginhost/testdata/testplugin
+go build -o "$work/bareplugin" ./bench/bareplugin
+go test -c -o "$work/bench.test" ./bench
+export HARNESS_BIN="$work/harness" BENCH_TESTPLUGIN="$work/testplugin" BENCH_BAREPLUGIN="$work/bareplugin"
+
+raw="$work/raw.txt"
+: >"$raw"
+# bench NAME BENCHTIME: one benchmark of bench/ (run from bench/, where its
+# relative paths point).
+bench() {
+	echo "  bench/$1 ($2)" >&2
+	(cd bench && "$work/bench.test" -test.run '^$' -test.bench "^$1\$" -test.benchtime "$2") >>"$raw" ||
+		echo "  $1 failed; its rows stay empty" >&2
+}
+# existing PACKAGE REGEXP BENCHTIME COUNT: benchmarks that live with the code.
+existing() {
+	echo "  $1 $2 ($3 × $4)" >&2
+	go test -run '^$' -bench "$2" -benchtime "$3" -count "$4" "./$1" 2>/dev/null | grep '^Benchmark' |
+		sed "s#^Benchmark#$1:Benchmark#" >>"$raw" || echo "  $1: the benchmarks failed; their rows stay empty" >&2
+}
+
+echo "running (a few minutes)" >&2
+bench BenchmarkSearch 11x
+bench BenchmarkStartToFirstCall 21x
+bench BenchmarkNoopCall 1000x
+bench BenchmarkCall64KiB 300x
+bench BenchmarkProviderStream 31x
+bench BenchmarkMCPCall 200x
+bench BenchmarkQuickstartRSS 7x
+existing plugins/search/engine 'SearchGoSrc' 5x 3
+existing core/pluginhost 'StartToFirstCall' 20x 3
+existing core/pluginhost 'NoopCallThroughHost|BareUnaryCall' 2000x 3
+existing plugins/provider-deepseek 'DecodePerChunk|HTTPOnly' 30x 5
+existing core/session 'Append' 500x 5
+
+# The quickstart, in a copy, as a user runs it; `harness version` is the
+# floor: one start of the binary.
+qs="$work/quickstart"
+cp -r examples/quickstart "$qs"
+rm -rf "$qs/workspace/.harness" "$qs/workspace/out"
+echo "  hyperfine: quickstart" >&2
+(cd "$qs" && hyperfine -N --style none --warmup 3 --runs 31 --export-csv "$work/hf.csv" \
+	"$work/harness run --no-input agent.hcl 'Summarize the open TODOs'" \
+	"$work/harness version" >/dev/null)
+
+# metrics: "NAME UNIT VALUE" lines, the median where a benchmark ran more
+# than once. Go's -N GOMAXPROCS suffix is dropped.
+metrics="$work/metrics.txt"
+awk '/^[a-z\/-]*:?Benchmark/ {
+	name = $1; sub(/-[0-9]+$/, "", name)
+	for (i = 3; i < NF; i += 2) print name, $(i+1), $i
+}' "$raw" | sort -k1,1 -k2,2 -k3,3g | awk '
+	function flush() { if (n) print key, (n % 2 ? v[(n+1)/2] : (v[n/2] + v[n/2+1]) / 2) }
+	{ k = $1 " " $2; if (k != key) { flush(); key = k; n = 0 } v[++n] = $3 }
+	END { flush() }' >"$metrics"
+awk -F, 'NR == 2 { printf "hyperfine:quickstart s %s\n", $4 } NR == 3 { printf "hyperfine:version s %s\n", $4 }' "$work/hf.csv" >>"$metrics"
+
+m() { awk -v n="$1" -v u="$2" '$1 == n && $2 == u { print $3; f = 1 } END { if (!f) print "" }' "$metrics"; }
+# f VALUE FORMAT: the value formatted, or "—" when it was not measured.
+f() { if [ -n "$1" ]; then awk -v v="$1" -v fmt="$2" 'BEGIN { printf fmt, v }'; else printf '—'; fi; }
+# fs VALUE DIVISOR FORMAT: the value divided, formatted, or "—".
+fs() { if [ -n "$1" ]; then awk -v v="$1" -v d="$2" -v fmt="$3" 'BEGIN { printf fmt, v / d }'; else printf '—'; fi; }
+ratio() { if [ -n "$1" ] && [ -n "$2" ]; then awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; else printf '—'; fi; }
+# verdict EXPR: "met" or "not met" for an awk condition on the named values.
+verdict() { if [ -z "$2" ]; then printf '—'; else awk -v x="$2" -v y="${3:-0}" "BEGIN { print ($1) ? \"met\" : \"**not met**\" }"; fi; }
+row() { printf '| %s | %s | %s | %s | %s | %s |\n' "$@"; }
+
+cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+printf '%s · %s × %s · Linux %s · %s · %s · hyperfine %s\n' "$(date -u +%F)" "$(nproc)" "$cpu" "$(uname -r)" \
+	"$(go env GOVERSION)" "$(rg --version | awk 'NR == 1')" "$(hyperfine --version | awk '{ print $2 }')"
+echo
+row "measurement (p50 unless noted)" "harness" "reference" "ratio" "target" "verdict"
+row "---" "---:" "---:" "---:" "---" "---"
+for q in literal regex; do
+	p=$(m BenchmarkSearch/$q plugin-p50-ms) r=$(m BenchmarkSearch/$q rg-p50-ms)
+	h=$(m BenchmarkSearch/$q hits) rh=$(m BenchmarkSearch/$q rg-hits)
+	label='`func NewReader`'; limit=1.0
+	[ $q = regex ] && label='`func [A-Z][a-z]+Reader\(`' && limit=1.5
+	row "search_workspace $q $label on \$GOROOT/src, through the plugin (hits)" "$(f "$p" '%.1f ms') ($(f "$h" %d))" \
+		"rg -c $(f "$r" '%.1f ms') ($(f "$rh" %d))" "$(ratio "$p" "$r")" "≤ ${limit}× rg, same hits" \
+		"$(verdict "x/y <= $limit" "$p" "$r")$([ "$h" = "$rh" ] || echo ', hits differ')"
+	e=$(m plugins/search/engine:BenchmarkSearchGoSrc${q^} ns/op)
+	row "… the search engine in process, no plugin boundary (mean)" "$(fs "$e" 1e6 '%.1f ms')" \
+		"rg -c $(f "$r" '%.1f ms')" "$(ratio "$(awk -v e="$e" 'BEGIN { if (e) print e / 1e6 }')" "$r")" "" ""
+done
+p=$(m BenchmarkStartToFirstCall host-p50-ms) r=$(m BenchmarkStartToFirstCall bare-p50-ms)
+row "plugin start to first call: built-in read_file (harness re-executed) through the host" "$(f "$p" '%.1f ms')" \
+	"bare go-plugin $(f "$r" '%.1f ms')" "$(ratio "$p" "$r")" "≤ 15 ms" "$(verdict "x <= 15" "$p")"
+p=$(m core/pluginhost:BenchmarkStartToFirstCall ns/op) r=$(m core/pluginhost:BenchmarkBareStartToFirstCall ns/op)
+row "… a small SDK test plugin (core/pluginhost bench, mean)" "$(fs "$p" 1e6 '%.1f ms')" \
+	"bare go-plugin $(fs "$r" 1e6 '%.1f ms')" "$(ratio "$p" "$r")" "≤ 15 ms" "$(verdict "x <= 15e6" "$p")"
+p=$(m BenchmarkNoopCall host-p50-us) r=$(m BenchmarkNoopCall bare-p50-us) e=$(m BenchmarkNoopCall bare-execute-p50-us)
+row "no-op tool call through the host's handle" "$(f "$p" '%.0f µs')" "bare gRPC unary $(f "$r" '%.0f µs')" \
+	"$(ratio "$p" "$r")" "≤ bare + 50 µs" "$(verdict "x <= y + 50" "$p" "$r")"
+p=$(m BenchmarkNoopCall phases-p50-us) n=$(m BenchmarkNoopCall phases-nostore-p50-us)
+row "no-op tool call through all phases (tool.call + tool.result committed to the store)" "$(f "$p" '%.0f µs')" \
+	"bare gRPC unary $(f "$r" '%.0f µs')" "$(ratio "$p" "$r")" "" ""
+row "… the same with events dropped instead of stored" "$(f "$n" '%.0f µs')" "bare gRPC unary $(f "$r" '%.0f µs')" "$(ratio "$n" "$r")" "" ""
+row "… the tool's raw Execute stream over go-plugin, no harness code" "" "bare Execute $(f "$e" '%.0f µs')" "" "" ""
+for c in memory read_file; do
+	p=$(m BenchmarkCall64KiB/$c phases-p50-us) r=$(m BenchmarkCall64KiB/$c bare-p50-us) n=$(m BenchmarkCall64KiB/$c phases-nostore-p50-us)
+	what="a tool returning 64 KiB from memory"
+	[ $c = read_file ] && what="read_file of a 64 KiB file"
+	row "$what, through all phases" "$(f "$p" '%.0f µs')" "bare go-plugin call $(f "$r" '%.0f µs')" "$(ratio "$p" "$r")" \
+		"≤ 500 µs" "$(verdict "x <= 500" "$p")"
+	row "… the same with events dropped instead of stored" "$(f "$n" '%.0f µs')" "bare go-plugin call $(f "$r" '%.0f µs')" "$(ratio "$n" "$r")" "" ""
+done
+for c in small 64KiB; do
+	p=$(m BenchmarkMCPCall/$c phases-p50-us) r=$(m BenchmarkMCPCall/$c bare-p50-us) n=$(m BenchmarkMCPCall/$c phases-nostore-p50-us)
+	what='MCP server-everything `echo`, through the bridge and all phases'
+	[ $c = 64KiB ] && what='MCP `echo` of 64 KiB, through the bridge and all phases'
+	if [ -z "$p" ]; then
+		row "$what" "not measured: server-everything or node missing" "" "" "" ""
+	else
+		row "$what" "$(f "$p" '%.0f µs')" "MCP Go SDK client alone $(f "$r" '%.0f µs')" "$(ratio "$p" "$r")" "" ""
+		row "… the same with events dropped instead of stored" "$(f "$n" '%.0f µs')" "MCP Go SDK client alone $(f "$r" '%.0f µs')" "$(ratio "$n" "$r")" "" ""
+	fi
+done
+p=$(m BenchmarkProviderStream harness-chunk-p50-us) r=$(m BenchmarkProviderStream bare-chunk-p50-us) s=$(m BenchmarkProviderStream harness+store-chunk-p50-us)
+row "provider stream per chunk: fake DeepSeek → HTTP, SSE, translation → plugin gRPC → assembler" "$(f "$p" '%.1f µs')" \
+	"bare gRPC stream $(f "$r" '%.1f µs')" "$(ratio "$p" "$r")" "≤ 10 µs" "$(verdict "x <= 10" "$p")"
+row "… plus each delta committed as an assistant.chunk event, as a run does" "$(f "$s" '%.1f µs')" \
+	"bare gRPC stream $(f "$r" '%.1f µs')" "$(ratio "$s" "$r")" "" ""
+d=$(m plugins/provider-deepseek:BenchmarkDecodePerChunk ns/chunk) t=$(m plugins/provider-deepseek:BenchmarkHTTPOnly ns/chunk)
+row "… of which SSE parsing + translation in memory / HTTP transport alone (means)" "$(fs "$d" 1e3 '%.1f µs')" \
+	"HTTP only $(fs "$t" 1e3 '%.1f µs')" "" "" ""
+a=$(m core/session:BenchmarkAppend ns/op)
+row "session store: one committed event (core/session bench, mean)" "$(fs "$a" 1e3 '%.0f µs')" "" "" "" ""
+q=$(m hyperfine:quickstart s) v=$(m hyperfine:version s)
+row "offline quickstart wall time (hyperfine median, 31 runs)" "$(fs "$q" 1e-3 '%.0f ms')" \
+	"\`harness version\` $(fs "$v" 1e-3 '%.1f ms')" "$(ratio "$q" "$v")" "≤ 100 ms" "$(verdict "x <= 0.1" "$q")"
+t=$(m BenchmarkQuickstartRSS core+plugins-MiB) c=$(m BenchmarkQuickstartRSS core-MiB) p=$(m BenchmarkQuickstartRSS plugins-MiB)
+x=$(m BenchmarkQuickstartRSS helpers-MiB) s=$(m BenchmarkQuickstartRSS pss-MiB)
+row "quickstart peak RSS, core + 5 plugins summed (VmHWM of each process)" "$(f "$t" '%.1f MiB')" \
+	"core $(f "$c" '%.1f') + plugins $(f "$p" '%.1f') MiB" "" "≤ 60 MiB" "$(verdict "x <= 60" "$t")"
+row "… peak of the summed PSS of the whole tree (shared binary pages counted once)" "$(f "$s" '%.1f MiB')" \
+	"terminal supervisor + commands: VmHWM $(f "$x" '%.1f') MiB" "" "" ""
