@@ -201,11 +201,9 @@ var bypasses = []string{
 	"$(echo rm) VICTIM",
 }
 
-// stdinScriptGaps are commands whose script a shell reads from standard
-// input or a file, which the policy does not look into (docs/reliability.md,
-// "known gaps"). They are run to show the gap is still there; once the
-// policy covers them they belong in bypasses.
-var stdinScriptGaps = []string{
+// stdinScripts are commands whose script a shell reads from its input: the
+// policy cannot see those commands, so it must not let them run unasked.
+var stdinScripts = []string{
 	"sh <<'EOF'\nrm VICTIM\nEOF",
 	"echo 'rm VICTIM' | sh",
 }
@@ -276,17 +274,17 @@ func TestSecurityShellPolicy(t *testing.T) {
 			t.Errorf("%d actions denied for %d commands", denied, len(corpus))
 		}
 	})
-	t.Run("stdin_script_known_gap", func(t *testing.T) {
+	t.Run("stdin_scripts", func(t *testing.T) {
 		t.Parallel()
-		ws, victims, _, _ := run(t, stdinScriptGaps)
+		ws, victims, _, _ := run(t, stdinScripts)
 		var ran []string
 		for i, victim := range victims {
 			if _, err := os.Stat(filepath.Join(ws, victim)); err != nil {
-				ran = append(ran, stdinScriptGaps[i])
+				ran = append(ran, stdinScripts[i])
 			}
 		}
 		if len(ran) > 0 {
-			t.Skipf("known gap (docs/reliability.md): a shell reading its script from standard input is not looked into; these ran rm: %q", ran)
+			t.Errorf("a shell reading its script from its input ran rm past deny_commands: %q", ran)
 		}
 	})
 }

@@ -227,7 +227,10 @@ func (c *context) shell(lang syntax.LangVariant, cl call) {
 	}
 	switch {
 	case !hasC:
-		// A script file or standard input: the shell is the command to approve.
+		// Commands from a script file or from standard input (a pipe, a
+		// here-document) are invisible here, so no deny rule could catch
+		// them: a person must approve.
+		c.block("%q runs commands from a script file or its input, which the policy cannot see", joinWords(cl.words))
 	case script == nil:
 		if cl.tail {
 			c.block("the script %q runs comes from its input", joinWords(cl.words))
