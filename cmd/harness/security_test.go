@@ -130,10 +130,6 @@ func TestSecurityPathEscape(t *testing.T) {
 			continue
 		}
 		got := kindOf(res)
-		if c.tool == "search_workspace" && strings.ContainsRune(fmt.Sprint(c.args["path"]), 0) && got == "invalid_args" {
-			// Refused, but not as path_escape (docs/reliability.md, known gaps).
-			continue
-		}
 		if got != c.kind {
 			t.Errorf("%s %q: error kind %q, want %q (%v)", c.tool, c.args["path"], got, c.kind, res["error"])
 		}

@@ -194,7 +194,7 @@ func cleanRel(root, path string) (string, error) {
 		return "", nil
 	}
 	native := filepath.FromSlash(path)
-	if filepath.IsAbs(native) || strings.HasPrefix(path, "/") || !filepath.IsLocal(native) {
+	if strings.ContainsRune(path, 0) || filepath.IsAbs(native) || strings.HasPrefix(path, "/") || !filepath.IsLocal(native) {
 		return "", sdk.Errorf(sdk.KindPathEscape, "path %q is outside the workspace %s; give a folder relative to it", path, root)
 	}
 	rel := filepath.ToSlash(filepath.Clean(native))
