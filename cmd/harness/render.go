@@ -27,6 +27,7 @@ type renderer struct {
 	inReasoning bool
 	promptTok   int64
 	cacheHit    int64
+	shownError  bool // an error event was rendered
 
 	spin *spinner // on a terminal, while waiting for a model's first token
 }
@@ -133,6 +134,7 @@ func (r *renderer) render(typ string, d map[string]any) string {
 		r.newline(&b)
 		fmt.Fprintf(&b, "%s\n", r.style(ansiYel, "■ limit reached: "+str(d["limit"])))
 	case "error":
+		r.shownError = true
 		r.newline(&b)
 		fmt.Fprintf(&b, "%s\n", r.style(ansiRed, fmt.Sprintf("✗ %s: %s", str(d["kind"]), str(d["message"]))))
 	case "agent.response":
@@ -236,6 +238,11 @@ func (r *renderer) closing(sessionID string, out agent.Outcome, t agent.Totals) 
 		status = fmt.Sprintf("failed: %s", out.Err.Kind)
 	case out.Status == agent.StatusPending:
 		status = fmt.Sprintf("%d actions pending approval (harness actions list)", t.Pending)
+	}
+	if out.Err != nil && out.Status == agent.StatusError && !r.shownError {
+		// The error event never reached this view (--json, or the store
+		// failed): say what ended the run.
+		fmt.Fprintln(r.human, r.style(ansiRed, fmt.Sprintf("✗ %s: %s", out.Err.Kind, out.Err.Message)))
 	}
 	hits := "0%"
 	if r.promptTok > 0 {

@@ -80,6 +80,7 @@ type Loop struct {
 	pending    map[string]bool // action ids awaiting approval
 	prevPrompt []byte
 	estimator  estimator
+	recordErr  error // the first event the store could not commit
 }
 
 // New returns a loop. Totals start at zero; Restore sets them on resume.
@@ -142,6 +143,9 @@ func (l *Loop) Run(ctx context.Context, msgs []sdk.Message) ([]sdk.Message, Outc
 		}
 		l.turn++
 		msg, err := l.request(ctx, msgs)
+		if err == nil && l.recordErr != nil {
+			err = l.recordErr
+		}
 		if err != nil {
 			return msgs, l.failed(ctx, err)
 		}
@@ -295,10 +299,12 @@ func ToolContent(r sdk.Result) string {
 	return head + "\n" + r.Content
 }
 
+// record commits an event. The first failure is kept: the run stops with
+// it after the current request, rather than go on unrecorded.
 func (l *Loop) record(ctx context.Context, typ string, data any) {
-	// A failure to record is reported by the next step that needs the
-	// store; the loop never stops silently because of it.
-	_ = l.rec.Record(context.WithoutCancel(ctx), typ, data)
+	if err := l.rec.Record(context.WithoutCancel(ctx), typ, data); err != nil && l.recordErr == nil {
+		l.recordErr = &sdk.Error{Kind: sdk.KindInternal, Message: err.Error()}
+	}
 }
 
 // observer records the llm layer's events for one request.
