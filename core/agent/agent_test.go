@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/harness-agent/harness/core/llm"
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
@@ -130,5 +131,65 @@ func TestSharedPrefixAndEstimator(t *testing.T) {
 	e.calibrate(400, 200) // the provider counts 2 bytes per token
 	if got := e.tokens(400); got != 133 {
 		t.Errorf("calibrated estimate %d, want halfway to 200", got)
+	}
+}
+
+type streamingModel struct{ deltas []string }
+
+func (m streamingModel) Complete(_ context.Context, _ llm.Request, obs llm.Observer) (llm.AssistantMessage, llm.Binding, error) {
+	obs.OnChunk(0, "reasoning", "think")
+	for _, d := range m.deltas {
+		obs.OnChunk(1, "text", d)
+	}
+	obs.OnUsage(llm.Binding{Name: "m"}, sdk.Usage{PromptTokens: 10}, 0)
+	return llm.AssistantMessage{Text: strings.Join(m.deltas, ""), FinishReason: "stop"}, llm.Binding{Name: "m"}, nil
+}
+
+type noTools struct{}
+
+func (noTools) Definitions() []sdk.ToolDefinition { return nil }
+func (noTools) Run(context.Context, sdk.Call) tools.Outcome {
+	panic("no tool was asked for")
+}
+
+func TestChunkEventsAreBatchedInOrder(t *testing.T) {
+	t.Parallel()
+	var deltas []string
+	for i := 0; i < 700; i++ {
+		deltas = append(deltas, fmt.Sprintf("%02d", i%100))
+	}
+	rec := &fakeRecorder{}
+	loop := New(Config{Session: "s"}, streamingModel{deltas}, noTools{}, rec, nil)
+	_, out := loop.Run(context.Background(), []sdk.Message{{Role: sdk.RoleUser, Content: "go"}})
+	if out.Status != StatusCompleted {
+		t.Fatalf("outcome %+v", out)
+	}
+	var text strings.Builder
+	var chunks, usageAt, lastChunkAt int
+	for i, e := range rec.events {
+		typ, data, _ := strings.Cut(e, " ")
+		switch typ {
+		case "assistant.chunk":
+			chunks++
+			lastChunkAt = i
+			var d struct {
+				Kind, Delta string
+			}
+			_ = json.Unmarshal([]byte(data), &d)
+			if d.Kind == "text" {
+				text.WriteString(d.Delta)
+			}
+		case "llm.usage":
+			usageAt = i
+		}
+	}
+	if text.String() != strings.Join(deltas, "") {
+		t.Error("the batched deltas do not add up to the streamed text")
+	}
+	if chunks < 3 || chunks > 5 {
+		t.Errorf("%d chunk events for 1 reasoning delta and 1400 bytes of text; want them batched per block and ≤ 1 KiB", chunks)
+	}
+	if lastChunkAt > usageAt {
+		t.Error("a chunk event was recorded after llm.usage")
 	}
 }

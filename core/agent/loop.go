@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -136,7 +137,7 @@ func (l *Loop) Run(ctx context.Context, msgs []sdk.Message) ([]sdk.Message, Outc
 		}
 		if l.cfg.Compactor != nil {
 			var stop bool
-			msgs, stop = l.cfg.Compactor.Maybe(ctx, msgs, l.rec, &l.estimator, &usageObserver{observer{loop: l, ctx: ctx}})
+			msgs, stop = l.cfg.Compactor.Maybe(ctx, msgs, l.rec, &l.estimator, usageObserver{&observer{loop: l, ctx: ctx}})
 			if stop {
 				return msgs, l.limit(ctx, LimitContext)
 			}
@@ -245,6 +246,7 @@ func (l *Loop) request(ctx context.Context, msgs []sdk.Message) (llm.AssistantMe
 	l.prevPrompt = prompt
 	obs := &observer{loop: l, ctx: ctx}
 	msg, binding, err := l.model.Complete(ctx, llm.Request{Bindings: l.cfg.Bindings, Messages: msgs, Tools: defs}, obs)
+	obs.flush()
 	if err != nil {
 		return msg, err
 	}
@@ -307,21 +309,74 @@ func (l *Loop) record(ctx context.Context, typ string, data any) {
 	}
 }
 
-// observer records the llm layer's events for one request.
+// observer records the llm layer's events for one request. Deltas are
+// committed as assistant.chunk events in batches: per block, at most
+// chunkWait after the first delta of a batch or chunkBytes long, and
+// always before any other event, so the order of events is kept while a
+// 400-delta answer costs tens of commits instead of hundreds.
 type observer struct {
 	loop *Loop
 	ctx  context.Context
+
+	mu      sync.Mutex // the stream's goroutine and the flush timer
+	block   int
+	kind    string
+	pending strings.Builder
+	since   time.Time
+	timer   *time.Timer
 }
 
+const (
+	chunkWait  = 40 * time.Millisecond
+	chunkBytes = 1024
+)
+
 func (o *observer) OnRetry(attempt int, kind sdk.ErrorKind, delay time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.flushLocked()
 	o.loop.record(o.ctx, "llm.retry", map[string]any{"attempt": attempt, "kind": kind, "delay_ms": delay.Milliseconds()})
 }
 
 func (o *observer) OnChunk(block int, kind, delta string) {
-	o.loop.record(o.ctx, "assistant.chunk", map[string]any{"block": block, "kind": kind, "delta": delta})
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.pending.Len() > 0 && (block != o.block || kind != o.kind) {
+		o.flushLocked()
+	}
+	if o.pending.Len() == 0 {
+		o.block, o.kind, o.since = block, kind, time.Now()
+		o.timer = time.AfterFunc(chunkWait, o.flush)
+	}
+	o.pending.WriteString(delta)
+	if o.pending.Len() >= chunkBytes || time.Since(o.since) >= chunkWait {
+		o.flushLocked()
+	}
+}
+
+// flush commits the deltas waiting to be recorded.
+func (o *observer) flush() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.flushLocked()
+}
+
+func (o *observer) flushLocked() {
+	if o.timer != nil {
+		o.timer.Stop()
+		o.timer = nil
+	}
+	if o.pending.Len() == 0 {
+		return
+	}
+	o.loop.record(o.ctx, "assistant.chunk", map[string]any{"block": o.block, "kind": o.kind, "delta": o.pending.String()})
+	o.pending.Reset()
 }
 
 func (o *observer) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.flushLocked()
 	l := o.loop
 	l.tokens += u.PromptTokens + u.CompletionTokens
 	l.cost += cost
@@ -347,6 +402,6 @@ func (o *observer) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
 
 // usageObserver meters a side request (the summarizer's) without recording
 // its chunks into the conversation's events.
-type usageObserver struct{ observer }
+type usageObserver struct{ *observer }
 
 func (usageObserver) OnChunk(int, string, string) {}
