@@ -154,6 +154,10 @@ func (a *Assembler) close(b *block) error {
 		return nil
 	}
 	if json.Valid([]byte(args)) {
+		// The arguments are the checked text: strings.TrimSpace also drops
+		// characters (\v, \f, U+0085…) that are not JSON whitespace.
+		b.text.Reset()
+		b.text.WriteString(args)
 		return nil
 	}
 	var v json.RawMessage
