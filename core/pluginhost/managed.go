@@ -169,8 +169,8 @@ func (m *managed) callError(ctx context.Context, raw any, err error) error {
 	if errors.As(err, &se) {
 		return err
 	}
-	if ctx.Err() != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if ctx.Err() != nil || deadlineReached(ctx) {
+		if ctx.Err() == nil || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return &sdk.Error{Kind: sdk.KindTimeout, Message: fmt.Sprintf("plugin %q did not answer before the deadline", m.spec.Name)}
 		}
 		return &sdk.Error{Kind: sdk.KindCanceled, Message: fmt.Sprintf("call to plugin %q canceled", m.spec.Name)}
@@ -242,4 +242,12 @@ func (m *managed) generation() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.starts
+}
+
+// deadlineReached reports whether ctx's deadline is (all but) past. The
+// plugin's side of a call has the same deadline and may reset the stream a
+// moment before the host's context expires; that failure is the timeout.
+func deadlineReached(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && time.Until(d) < 100*time.Millisecond
 }

@@ -113,7 +113,7 @@ func (e *Executor) callHook(ctx context.Context, h Hook, ev sdk.HookEvent) (v sd
 		}
 	}()
 	v, err = h.Handle(ctx, ev)
-	if err != nil && h.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if err != nil && h.Timeout > 0 && (errors.Is(ctx.Err(), context.DeadlineExceeded) || sdk.KindOf(err) == sdk.KindTimeout) {
 		return v, fmt.Errorf("hook %q did not answer within %s", h.Name, h.Timeout)
 	}
 	if err != nil {
