@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harness-agent/harness/internal/testfs"
 )
 
 // BenchmarkQuickstartRSS runs the offline quickstart (harness run
@@ -29,7 +30,7 @@ import (
 // Wall time is hyperfine's business (bench/run.sh): the sampling costs CPU.
 func BenchmarkQuickstartRSS(b *testing.B) {
 	dir := b.TempDir()
-	copyTree(b, "../examples/quickstart", dir)
+	testfs.CopyTree(b, "../examples/quickstart", dir, ".harness", "out")
 	var total, core, plugins, helpers, pss []float64
 	var last []peak
 	// A b.Loop loop here makes Go 1.26.8's escape analysis crash (internal
@@ -184,30 +185,4 @@ func median(v []float64) float64 {
 		t[i] = time.Duration(x * 1e6)
 	}
 	return float64(t.p50()) / 1e6
-}
-
-// copyTree copies src to dst, leaving out a previous run's store and output.
-func copyTree(b *testing.B, src, dst string) {
-	b.Helper()
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			if d.Name() == ".harness" || d.Name() == "out" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
 }

@@ -3,7 +3,6 @@ package main_test
 import (
 	"bufio"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,33 +10,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// copyTree copies the directory src to dst.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			if d.Name() == ".harness" || d.Name() == "out" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+	"github.com/harness-agent/harness/internal/testfs"
+)
 
 type event struct {
 	Seq     int64           `json:"seq"`
@@ -74,7 +49,7 @@ func types(evs []event) map[string]int {
 func quickstart(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	copyTree(t, filepath.Join(repoRoot(t), "examples/quickstart"), dir)
+	testfs.CopyTree(t, filepath.Join(repoRoot(t), "examples/quickstart"), dir, ".harness", "out")
 	return dir
 }
 

@@ -39,19 +39,22 @@ type Options struct {
 
 // Runner is one agent's run in one session.
 type Runner struct {
-	opts     Options
-	cfg      *config.Config
-	agent    *config.Agent
-	host     *pluginhost.Host
-	catalog  *catalog.Catalog
-	store    *session.Store
-	registry *tools.Registry
-	bridge   *mcp.Bridge // the MCP servers of the agent's tools
-	executor *tools.Executor
-	bindings []llm.Binding
-	models   *llm.Registry
-	client   *llm.Client
-	system   string
+	opts  Options
+	cfg   *config.Config
+	agent *config.Agent
+	host  *pluginhost.Host
+	// providersMu makes registering and configuring a provider block's
+	// process happen once.
+	providersMu sync.Mutex
+	catalog     *catalog.Catalog
+	store       *session.Store
+	registry    *tools.Registry
+	bridge      *mcp.Bridge // the MCP servers of the agent's tools
+	executor    *tools.Executor
+	bindings    []llm.Binding
+	models      *llm.Registry
+	client      *llm.Client
+	system      string
 
 	warmed  chan struct{} // closed when the agent's tool plugins have started
 	session string
@@ -121,21 +124,6 @@ func (r *Runner) Host() *pluginhost.Host { return r.host }
 // (lazily: a provider plugin starts on its first request) and resolves
 // their models.
 func (r *Runner) openModels(ctx context.Context) error {
-	handles := map[string]*pluginhost.ProviderHandle{}
-	provider := func(name string) (*pluginhost.ProviderHandle, error) {
-		if h, ok := handles[name]; ok {
-			return h, nil
-		}
-		h, err := r.providerHandle(name)
-		if err != nil {
-			return nil, err
-		}
-		if err := h.Configure(ctx, r.cfg.Provider(name).PluginConfigJSON()); err != nil {
-			return nil, fmt.Errorf("provider %q: %w", name, err)
-		}
-		handles[name] = h
-		return h, nil
-	}
 	var decls []llm.ModelDecl
 	for _, m := range r.cfg.Models {
 		d := llm.ModelDecl{Name: m.Name, Provider: m.Provider, ID: m.ID, ContextWindow: m.ContextWindow,
@@ -145,11 +133,8 @@ func (r *Runner) openModels(ctx context.Context) error {
 		}
 		decls = append(decls, d)
 	}
-	var mu sync.Mutex
 	models, err := llm.NewRegistry(decls, func(ctx context.Context, name string) ([]sdk.ModelInfo, error) {
-		mu.Lock()
-		h, err := provider(name)
-		mu.Unlock()
+		h, err := r.providerHandle(ctx, name)
 		if err != nil {
 			return nil, err
 		}
@@ -162,16 +147,7 @@ func (r *Runner) openModels(ctx context.Context) error {
 	if r.bindings, err = models.ResolveAll(ctx, r.agent.Models); err != nil {
 		return err
 	}
-	streamers := func(name string) (llm.Streamer, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		h, err := provider(name)
-		if err != nil {
-			return nil, err
-		}
-		return streamer{h}, nil
-	}
-	r.client = llm.NewClient(streamers, llm.Options{Budget: r.budgetCheck, Sleep: r.opts.RetryWait})
+	r.client = llm.NewClient(r.streamerFor, llm.Options{Budget: r.budgetCheck, Sleep: r.opts.RetryWait})
 	return nil
 }
 
@@ -276,17 +252,24 @@ func (r *Runner) compactor(ctx context.Context) *agent.Compactor {
 }
 
 func (r *Runner) streamerFor(name string) (llm.Streamer, error) {
-	h, err := r.providerHandle(name)
+	h, err := r.providerHandle(context.Background(), name)
 	if err != nil {
 		return nil, err
 	}
 	return streamer{h}, nil
 }
 
-// providerHandle returns the plugin process of a provider block. Each
-// block gets its own process, so two blocks on one built-in provider keep
-// their own endpoint and key.
-func (r *Runner) providerHandle(name string) (*pluginhost.ProviderHandle, error) {
+// providerHandle returns the plugin process of a provider block, sending
+// it the block on first use (the host replays it to a restarted process).
+// Each block gets its own process, so two blocks on one built-in provider
+// keep their own endpoint and key.
+func (r *Runner) providerHandle(ctx context.Context, name string) (*pluginhost.ProviderHandle, error) {
+	r.providersMu.Lock()
+	defer r.providersMu.Unlock()
+	id := "provider." + name
+	if h, err := r.host.Provider(id); err == nil {
+		return h, nil
+	}
 	p := r.cfg.Provider(name)
 	if p == nil {
 		return nil, fmt.Errorf("no provider named %q", name)
@@ -294,13 +277,17 @@ func (r *Runner) providerHandle(name string) (*pluginhost.ProviderHandle, error)
 	if !r.catalog.HasProviderPlugin(p.Plugin) {
 		return nil, fmt.Errorf("provider %q: %q is not a built-in provider plugin", name, p.Plugin)
 	}
-	id := "provider." + name
-	if _, err := r.host.Provider(id); err != nil {
-		if err := r.host.Register(pluginhost.Spec{Name: id, Kind: sdk.KindProvider, Builtin: true, Serves: p.Plugin}); err != nil {
-			return nil, err
-		}
+	if err := r.host.Register(pluginhost.Spec{Name: id, Kind: sdk.KindProvider, Builtin: true, Serves: p.Plugin}); err != nil {
+		return nil, err
 	}
-	return r.host.Provider(id)
+	h, err := r.host.Provider(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Configure(ctx, p.PluginConfigJSON()); err != nil {
+		return nil, fmt.Errorf("provider %q: %w", name, err)
+	}
+	return h, nil
 }
 
 // Executor builds the tool executor of a recorded session, for actions a

@@ -1,0 +1,41 @@
+// Package testfs holds file-tree helpers shared by the end-to-end tests
+// and benchmarks (cmd/harness, bench). It is test support only.
+package testfs
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// CopyTree copies the directory src to dst, leaving out directories whose
+// name is in skip (for example a previous run's .harness store).
+func CopyTree(tb testing.TB, src, dst string, skip ...string) {
+	tb.Helper()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			if path != src && slices.Contains(skip, d.Name()) {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
