@@ -29,7 +29,7 @@ func TestLockRoundTrip(t *testing.T) {
 	entries := map[string]LockEntry{
 		"zeta":    {Path: filepath.Join(dir, "bin", "zeta"), SHA256: sumA},
 		"alpha":   {Path: "bin/alpha", SHA256: strings.ToUpper(sumB)},
-		"between": {Path: filepath.Join(dir, "..", "shared", "between"), SHA256: sumB},
+		"between": {Path: filepath.Join(dir, "..", "common", "between"), SHA256: sumB},
 	}
 	if err := WriteLock(dir, entries); err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestLockRoundTrip(t *testing.T) {
 }
 
 plugin "between" {
-  path   = "../shared/between"
+  path   = "../common/between"
   sha256 = "` + sumB + `"
 }
 

@@ -17,7 +17,7 @@ import (
 
 const testKey = "sk-0123456789abcdef0123456789abcdef"
 
-// fixture returns the path of a file in the shared deepseek fixtures.
+// fixture returns the path of a file in the recorded deepseek fixtures.
 func fixture(t testing.TB, name string) string {
 	return filepath.Join(fakedeepseek.FixturesDir(t), "deepseek", name)
 }

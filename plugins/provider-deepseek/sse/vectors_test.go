@@ -14,7 +14,7 @@ import (
 	"github.com/harness-agent/harness/plugins/provider-deepseek/sse"
 )
 
-// fixturesDir is <repo root>/../shared/fixtures, the repo root being the
+// fixturesDir is <repo root>/testdata/fixtures, the repo root being the
 // nearest folder above the test's working directory that holds go.mod.
 func fixturesDir(t testing.TB) string {
 	t.Helper()
@@ -24,7 +24,7 @@ func fixturesDir(t testing.TB) string {
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "fixtures")
+			return filepath.Join(dir, "testdata", "fixtures")
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {

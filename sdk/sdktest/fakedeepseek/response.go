@@ -192,9 +192,10 @@ func (r Response) WithoutDone() Response {
 	return r
 }
 
-// FixturesDir returns the shared fixtures folder, <repo root>/../shared/fixtures,
+// FixturesDir returns the recorded fixtures folder, <repo root>/testdata/fixtures,
 // the repo root being the nearest folder above the working directory that
-// holds go.mod.
+// holds go.mod. Each of its folders has a SOURCES.md saying what every file
+// exercises.
 func FixturesDir(tb testing.TB) string {
 	tb.Helper()
 	dir, err := os.Getwd()
@@ -203,9 +204,9 @@ func FixturesDir(tb testing.TB) string {
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			fixtures := filepath.Join(dir, "..", "shared", "fixtures")
+			fixtures := filepath.Join(dir, "testdata", "fixtures")
 			if _, err := os.Stat(fixtures); err != nil {
-				tb.Fatalf("fakedeepseek: shared fixtures not found next to the repository: %v", err)
+				tb.Fatalf("fakedeepseek: recorded fixtures not found in the repository: %v", err)
 			}
 			return fixtures
 		}
