@@ -53,7 +53,7 @@ func (s *toolServer) Describe(ctx context.Context, _ *toolv1.Describe_Request) (
 }
 
 func (s *toolServer) Configure(ctx context.Context, req *toolv1.Configure_Request) (*toolv1.Configure_Response, error) {
-	cfg := PluginConfig{Workspace: req.Workspace, Config: req.ConfigJson}
+	cfg := PluginConfig{Workspace: req.Workspace, Config: req.ConfigJson, Protected: req.ProtectedPaths}
 	if len(cfg.Config) == 0 {
 		cfg.Config = []byte("{}")
 	}
@@ -128,7 +128,7 @@ func (c *ToolClient) Describe(ctx context.Context) (PluginInfo, error) {
 
 // Configure implements ToolPlugin.
 func (c *ToolClient) Configure(ctx context.Context, cfg PluginConfig) error {
-	resp, err := c.client.Configure(ctx, &toolv1.Configure_Request{Workspace: cfg.Workspace, ConfigJson: cfg.Config})
+	resp, err := c.client.Configure(ctx, &toolv1.Configure_Request{Workspace: cfg.Workspace, ConfigJson: cfg.Config, ProtectedPaths: cfg.Protected})
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,11 @@ type PluginInfo struct {
 type PluginConfig struct {
 	Workspace string          // absolute path of the workspace root
 	Config    json.RawMessage // the plugin's config block as a JSON object ({} when absent)
+	// Protected lists absolute paths (files or folders) the plugin must never
+	// create, modify, rename or delete, even inside the workspace: the loaded
+	// configuration files, the lock file, declared plugin binaries and the
+	// session store. The host computes them; a tool that writes refuses them.
+	Protected []string
 }
 
 // Call is one tool invocation.

@@ -379,9 +379,15 @@ type Configure_Request struct {
 	// workspace is the absolute path of the workspace root.
 	Workspace string `protobuf:"bytes,1,opt,name=workspace,proto3" json:"workspace,omitempty"`
 	// config_json is the plugin's config block as a JSON object.
-	ConfigJson    []byte `protobuf:"bytes,2,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ConfigJson []byte `protobuf:"bytes,2,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	// protected_paths are absolute paths (files or folders) the plugin must
+	// never create, modify, rename or delete, even inside the workspace: the
+	// loaded configuration files, the lock file, declared plugin binaries and
+	// the session store. Added in protocol v1 without a version change: an
+	// older host sends none.
+	ProtectedPaths []string `protobuf:"bytes,3,rep,name=protected_paths,json=protectedPaths,proto3" json:"protected_paths,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Configure_Request) Reset() {
@@ -424,6 +430,13 @@ func (x *Configure_Request) GetWorkspace() string {
 func (x *Configure_Request) GetConfigJson() []byte {
 	if x != nil {
 		return x.ConfigJson
+	}
+	return nil
+}
+
+func (x *Configure_Request) GetProtectedPaths() []string {
+	if x != nil {
+		return x.ProtectedPaths
 	}
 	return nil
 }
@@ -760,12 +773,13 @@ const file_toolv1_tool_proto_rawDesc = "" +
 	"pluginName\x12%\n" +
 	"\x0eplugin_version\x18\x02 \x01(\tR\rpluginVersion\x12/\n" +
 	"\x05tools\x18\x03 \x03(\v2\x19.harness.tool.v1.ToolSpecR\x05tools\x12,\n" +
-	"\x12config_schema_json\x18\x04 \x01(\fR\x10configSchemaJson\"\x91\x01\n" +
-	"\tConfigure\x1aH\n" +
+	"\x12config_schema_json\x18\x04 \x01(\fR\x10configSchemaJson\"\xba\x01\n" +
+	"\tConfigure\x1aq\n" +
 	"\aRequest\x12\x1c\n" +
 	"\tworkspace\x18\x01 \x01(\tR\tworkspace\x12\x1f\n" +
 	"\vconfig_json\x18\x02 \x01(\fR\n" +
-	"configJson\x1a:\n" +
+	"configJson\x12'\n" +
+	"\x0fprotected_paths\x18\x03 \x03(\tR\x0eprotectedPaths\x1a:\n" +
 	"\bResponse\x12.\n" +
 	"\x05error\x18\x01 \x01(\v2\x18.harness.common.v1.ErrorR\x05error\"\xf4\x03\n" +
 	"\aExecute\x1a\x87\x01\n" +
