@@ -15,13 +15,16 @@ import (
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
-// mcpServer returns the path of an MCP server that .ci/run installs from
-// npm into .ci/npm, and skips the test when it is not there.
+// mcpServer returns the path of an MCP server that scripts/test.sh installs
+// from npm into .ci/npm; a plain go test skips when it is not there.
 func mcpServer(t *testing.T, name string) string {
 	t.Helper()
 	path := filepath.Join(repoRoot(t), ".ci", "npm", "node_modules", ".bin", name)
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s is not installed (run `npm ci --prefix .ci/npm`, as .ci/run does): %v", name, err)
+		if os.Getenv("HARNESS_TEST_MCP") == "required" { // set by scripts/test.sh, which installed them
+			t.Fatalf("%s is missing although scripts/test.sh installed the MCP servers: %v", name, err)
+		}
+		t.Skipf("%s is not installed (scripts/test.sh installs it: npm ci --prefix .ci/npm): %v", name, err)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skipf("node is not installed: %v", err)

@@ -11,8 +11,8 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// npmServer returns the path of an MCP server that .ci/run installs from
-// npm into .ci/npm, and skips the test when it is not there.
+// npmServer returns the path of an MCP server that scripts/test.sh installs
+// from npm into .ci/npm; a plain go test skips when it is not there.
 func npmServer(t *testing.T, name string) string {
 	t.Helper()
 	path, err := filepath.Abs(filepath.Join("..", "..", ".ci", "npm", "node_modules", ".bin", name))
@@ -20,7 +20,10 @@ func npmServer(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s is not installed (run `npm ci --prefix .ci/npm`, as .ci/run does): %v", name, err)
+		if os.Getenv("HARNESS_TEST_MCP") == "required" { // set by scripts/test.sh, which installed them
+			t.Fatalf("%s is missing although scripts/test.sh installed the MCP servers: %v", name, err)
+		}
+		t.Skipf("%s is not installed (scripts/test.sh installs it: npm ci --prefix .ci/npm): %v", name, err)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skipf("node is not installed: %v", err)

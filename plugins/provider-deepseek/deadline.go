@@ -1,14 +1,14 @@
-package providerkit
+package deepseek
 
 import (
 	"sync"
 	"time"
 )
 
-// Watchdog enforces the first-token and idle deadlines of one stream.
+// watchdog enforces the first-token and idle deadlines of one stream.
 // Only data events reset it: keep-alive comments do not count, so a server
 // that sends nothing but ": keep-alive" still times out.
-type Watchdog struct {
+type watchdog struct {
 	firstToken, idle time.Duration
 	cancel           func()
 
@@ -18,9 +18,9 @@ type Watchdog struct {
 	fired   string // which deadline fired: "" while none has
 }
 
-// StartWatchdog arms the first-token deadline; cancel aborts the request.
-func StartWatchdog(firstToken, idle time.Duration, cancel func()) *Watchdog {
-	w := &Watchdog{firstToken: firstToken, idle: idle, cancel: cancel}
+// startWatchdog arms the first-token deadline; cancel aborts the request.
+func startWatchdog(firstToken, idle time.Duration, cancel func()) *watchdog {
+	w := &watchdog{firstToken: firstToken, idle: idle, cancel: cancel}
 	// The lock keeps a timer that fires at once (a tiny deadline, a
 	// descheduled goroutine) from reading w.timer before it is set.
 	w.mu.Lock()
@@ -29,7 +29,7 @@ func StartWatchdog(firstToken, idle time.Duration, cancel func()) *Watchdog {
 	return w
 }
 
-func (w *Watchdog) fire() {
+func (w *watchdog) fire() {
 	w.mu.Lock()
 	if w.fired == "" && w.timer != nil {
 		if w.gotData {
@@ -42,9 +42,9 @@ func (w *Watchdog) fire() {
 	w.cancel()
 }
 
-// DataEvent records a data event and re-arms the idle deadline. It does
+// dataEvent records a data event and re-arms the idle deadline. It does
 // nothing once a deadline has fired: the request is being torn down.
-func (w *Watchdog) DataEvent() {
+func (w *watchdog) dataEvent() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.fired != "" || w.timer == nil {
@@ -54,17 +54,17 @@ func (w *Watchdog) DataEvent() {
 	w.timer.Reset(w.idle)
 }
 
-// Stop disarms the watchdog.
-func (w *Watchdog) Stop() {
+// stop disarms the watchdog.
+func (w *watchdog) stop() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.timer.Stop()
 	w.timer = nil
 }
 
-// Fired returns "first token" or "idle" when a deadline ended the
+// firedDeadline returns "first token" or "idle" when a deadline ended the
 // stream, else "".
-func (w *Watchdog) Fired() string {
+func (w *watchdog) firedDeadline() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.fired

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harness-agent/harness/plugins/internal/sse"
+	"github.com/harness-agent/harness/plugins/provider-deepseek/sse"
 )
 
 func TestLongLinesHaveNo64KiBLimit(t *testing.T) {

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The README's test command: runs every test of the module on a machine that
+# has Go and Node.js, installing or starting what the tests need first and
+# stopping whatever it started when it exits.
+#
+#   scripts/test.sh                          # go test -race -count=1 ./...
+#   scripts/test.sh -run TestRun ./cmd/...   # extra go test flags; packages (./…) replace ./...
+#
+# .ci/run calls it. To add a service a test needs (a database, a browser, a
+# trace collector), write a `need_NAME` function below that installs or
+# starts it when it is missing, exports what the tests read to find it, and
+# registers its stop with `at_exit`; then add NAME to `services`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# ---- cleanup: every step registers its own undo; they run in reverse order.
+cleanups=()
+at_exit() { cleanups+=("$1"); }
+run_cleanups() {
+  local i
+  for ((i = ${#cleanups[@]} - 1; i >= 0; i--)); do
+    eval "${cleanups[i]}" || echo "scripts/test.sh: cleanup failed: ${cleanups[i]}" >&2
+  done
+  cleanups=()
+}
+trap run_cleanups EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+say() { echo "== $*"; }
+die() { echo "scripts/test.sh: $*" >&2; exit 1; }
+
+# ---- services the tests need -------------------------------------------
+
+# The MCP servers the MCP bridge tests run, pinned in .ci/npm (the tests look
+# for them in .ci/npm/node_modules/.bin).
+need_mcp_servers() {
+  export HARNESS_TEST_MCP=required # the MCP tests fail instead of skipping
+  local bin=.ci/npm/node_modules/.bin stamp=.ci/npm/node_modules/.package-lock.json
+  if [ -x "$bin/mcp-server-everything" ] && [ -x "$bin/mcp-server-filesystem" ] &&
+    [ -f "$stamp" ] && [ ! .ci/npm/package-lock.json -nt "$stamp" ]; then
+    return 0
+  fi
+  command -v npm >/dev/null 2>&1 ||
+    die "npm is not on PATH: the MCP tests run Node.js MCP servers; install Node.js 18 or later (it ships npm) and rerun"
+  say "installing the MCP servers pinned in .ci/npm (npm ci)"
+  npm ci --prefix .ci/npm --no-audit --no-fund --loglevel=error
+}
+
+services=(mcp_servers)
+
+# ---- go test -------------------------------------------------------------
+
+flags=(-race -count=1)
+pkgs=()
+for arg in "$@"; do
+  case "$arg" in
+    ./* | ../*) pkgs+=("$arg") ;;
+    *) flags+=("$arg") ;;
+  esac
+done
+[ ${#pkgs[@]} -gt 0 ] || pkgs=(./...)
+
+command -v go >/dev/null 2>&1 || die "go is not on PATH: install Go (see go.mod for the version) and rerun"
+for s in "${services[@]}"; do
+  "need_$s"
+done
+
+say "go test ${flags[*]} ${pkgs[*]}"
+go test "${flags[@]}" "${pkgs[@]}"
