@@ -48,6 +48,7 @@ const (
 	LimitMaxTurns     = "max_turns"
 	LimitMaxTokens    = "max_tokens"
 	LimitMaxUSD       = "max_usd"
+	LimitMaxOutput    = "max_output"
 	LimitRepeatedCall = "repeated_call"
 	LimitContext      = "context"
 )
@@ -82,6 +83,9 @@ type Loop struct {
 	prevPrompt []byte
 	estimator  estimator
 	recordErr  error // the first event the store could not commit
+	// cutEstimated says the attempt that streamLimit just stopped is
+	// metered with estimates: its llm.usage event says so.
+	cutEstimated bool
 }
 
 // New returns a loop. Totals start at zero; Restore sets them on resume.
@@ -215,6 +219,9 @@ func (l *Loop) failed(ctx context.Context, err error) Outcome {
 		e = &sdk.Error{Kind: sdk.KindCanceled, Message: "interrupted"}
 		return Outcome{Status: StatusInterrupted, Err: e}
 	}
+	if le, ok := llm.AsLimit(err); ok {
+		return l.limit(ctx, le.Limit)
+	}
 	if e.Kind == sdk.KindBudgetExceeded {
 		which := LimitMaxUSD
 		if l.cfg.MaxTokens > 0 && l.tokens >= l.cfg.MaxTokens {
@@ -224,6 +231,32 @@ func (l *Loop) failed(ctx context.Context, err error) Outcome {
 	}
 	l.record(ctx, "error", map[string]any{"kind": e.Kind, "message": e.Message})
 	return Outcome{Status: StatusError, Err: e}
+}
+
+// maxOutputSlack is how far past max_output (a quarter of it) the output
+// estimate may go before the response is stopped: a provider stops at
+// max_output itself, and the estimate (bytes / 4) is rough; only a server
+// that ignores the limit gets that far.
+const maxOutputSlack = 4
+
+// streamLimit is asked after every chunk of a response: the response's
+// output against max_output, and the session's totals with the response so
+// far against the budget. Crossing one stops the response at once.
+func (l *Loop) streamLimit(p llm.Progress) string {
+	u := p.Usage
+	limit := ""
+	switch {
+	case p.MaxOutput > 0 && u.CompletionTokens > p.MaxOutput+p.MaxOutput/maxOutputSlack:
+		limit = LimitMaxOutput
+	case l.cfg.MaxTokens > 0 && l.tokens+u.PromptTokens+u.CompletionTokens > l.cfg.MaxTokens:
+		limit = LimitMaxTokens
+	case l.cfg.MaxUSD > 0 && l.cost+p.Cost > l.cfg.MaxUSD:
+		limit = LimitMaxUSD
+	}
+	if limit != "" {
+		l.cutEstimated = p.Estimated
+	}
+	return limit
 }
 
 // request runs one model request and records its events.
@@ -245,7 +278,8 @@ func (l *Loop) request(ctx context.Context, msgs []sdk.Message) (llm.AssistantMe
 	})
 	l.prevPrompt = prompt
 	obs := &observer{loop: l, ctx: ctx}
-	msg, binding, err := l.model.Complete(ctx, llm.Request{Bindings: l.cfg.Bindings, Messages: msgs, Tools: defs}, obs)
+	msg, binding, err := l.model.Complete(ctx, llm.Request{Bindings: l.cfg.Bindings, Messages: msgs, Tools: defs,
+		PromptTokensEst: int64(est), Limit: l.streamLimit}, obs)
 	obs.flush()
 	if err != nil {
 		return msg, err
@@ -380,7 +414,7 @@ func (o *observer) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
 	l := o.loop
 	l.tokens += u.PromptTokens + u.CompletionTokens
 	l.cost += cost
-	l.record(o.ctx, "llm.usage", map[string]any{
+	data := map[string]any{
 		"turn":              l.turn,
 		"model":             b.Name,
 		"prompt_tokens":     u.PromptTokens,
@@ -389,7 +423,12 @@ func (o *observer) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
 		"cache_miss_tokens": u.CacheMissTokens,
 		"reasoning_tokens":  u.ReasoningTokens,
 		"cost_usd":          cost,
-	})
+	}
+	if l.cutEstimated {
+		data["estimated"] = true
+		l.cutEstimated = false
+	}
+	l.record(o.ctx, "llm.usage", data)
 	if l.meter != nil {
 		_ = l.meter.RecordUsage(context.WithoutCancel(o.ctx), session.Usage{
 			Session: l.cfg.Session, Turn: l.turn, Model: b.Name,

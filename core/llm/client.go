@@ -112,8 +112,25 @@ func (c *Client) attempt(ctx context.Context, call *Call) (AssistantMessage, err
 		}
 		return AssistantMessage{}, fmt.Errorf("prepare: %w", err)
 	}
-	asm := NewAssembler(call.Observer.OnChunk)
-	err = s.Stream(ctx, h, streamRequest(call), asm.Add)
+	req := streamRequest(call)
+	m := &meter{call: call, maxOutput: req.MaxOutput}
+	asm := NewAssembler(func(block int, kind, delta string) {
+		m.outBytes += int64(len(delta))
+		call.Observer.OnChunk(block, kind, delta)
+	})
+	// Canceling the stream's context is what stops the provider's request
+	// when the emit below refuses a chunk.
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	err = s.Stream(sctx, h, req, func(ch sdk.StreamChunk) error {
+		if err := asm.Add(ch); err != nil {
+			return err
+		}
+		return m.check(asm.Usage())
+	})
+	if le, ok := AsLimit(err); ok {
+		return AssistantMessage{Usage: le.Progress.Usage}, err
+	}
 	if err == nil {
 		var msg AssistantMessage
 		if msg, err = asm.Message(); err == nil {

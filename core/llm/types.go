@@ -25,6 +25,13 @@ type Request struct {
 	Tools      []sdk.ToolDefinition
 	ToolChoice string // "auto" (default), "none", "required" or a tool name
 	MaxOutput  int64  // 0: the binding's max_output
+	// PromptTokensEst is the caller's estimate of the prompt's tokens: the
+	// prompt's share of Progress until the server reports usage.
+	PromptTokensEst int64
+	// Limit, when set, is asked after every chunk; a limit it names stops
+	// the attempt at once with a *LimitError, and the attempt's usage so
+	// far (estimated where the server sent none) is metered.
+	Limit LimitCheck
 }
 
 // AssistantMessage is the answer of one finished attempt.

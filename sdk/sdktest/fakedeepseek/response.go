@@ -30,6 +30,7 @@ type Response struct {
 	stallAfter     int // events; -1: never
 	keepAlive      time.Duration
 	noDone         bool
+	endless        []byte // a frame sent again and again once the frames are out
 }
 
 func newStream(frames [][]byte) Response {
@@ -133,6 +134,19 @@ func StatusError(status int) Response {
 // one every interval, until the client goes away.
 func KeepAliveStall(interval time.Duration) Response {
 	return newStream(nil).StallAfter(0, interval)
+}
+
+// Endless answers 200 and streams delta as text content, one data event
+// every interval, until the client goes away: no finish_reason, no usage,
+// no [DONE] (a runaway model, or a server that ignores max_tokens).
+func Endless(delta string, interval time.Duration) Response {
+	empty := ""
+	b := &turnBuilder{id: "fake-endless", model: "deepseek-chat", created: time.Now().Unix()}
+	b.add(textDelta{Role: "assistant", Content: &empty}, nil, nil)
+	b.add(textDelta{Content: &delta}, nil, nil)
+	r := newStream(b.frames[:1])
+	r.endless, r.drip, r.noDone = b.frames[1], interval, true
+	return r
 }
 
 // WithHeader sets a response header.

@@ -209,6 +209,12 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, resp Response, bu
 		flush(w)
 		written += len(f)
 	}
+	for resp.endless != nil && s.wait(r, resp.drip) {
+		if _, err := w.Write(resp.endless); err != nil {
+			return
+		}
+		flush(w)
+	}
 	if stall {
 		for s.wait(r, resp.keepAlive) {
 			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
