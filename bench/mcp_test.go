@@ -54,7 +54,7 @@ func BenchmarkMCPCall(b *testing.B) {
 	if err := bridge.Register(ctx, reg); err != nil {
 		b.Fatal(err)
 	}
-	store, err := session.Open(ws)
+	store, err := session.Open(filepath.Join(b.TempDir(), session.StoreFile))
 	if err != nil {
 		b.Fatal(err)
 	}

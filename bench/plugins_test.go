@@ -201,7 +201,7 @@ func phases(b *testing.B, src tools.Source, record bool, specs ...sdk.ToolSpec) 
 	b.Helper()
 	ctx := context.Background()
 	ws := b.TempDir()
-	store, err := session.Open(ws)
+	store, err := session.Open(filepath.Join(b.TempDir(), session.StoreFile))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func BenchmarkProviderStream(b *testing.B) {
 	}
 	req := sdk.StreamRequest{Model: model, Messages: []sdk.Message{{Role: sdk.RoleUser, Content: "Plan a holiday"}}}
 
-	store, err := session.Open(b.TempDir())
+	store, err := session.Open(filepath.Join(b.TempDir(), session.StoreFile))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,25 +18,30 @@ import (
 
 func (c *cli) actionsCommand() *cobra.Command {
 	var workspace string
+	var all bool
 	cmd := &cobra.Command{
-		Use:   "actions [--workspace DIR] list | approve ID | deny ID",
+		Use:   "actions list [--all | --workspace DIR] | approve ID | deny ID",
 		Short: "List actions that await approval, approve (and run) or deny them",
+		Long: "`list` shows the actions of the sessions of the workspace around the current folder (or\n" +
+			"of the workspaces inside it); `approve` and `deny` take an action id from any folder.",
 	}
-	cmd.PersistentFlags().StringVar(&workspace, "workspace", "", "workspace whose store to use (default: the nearest with a .harness folder)")
+	cmd.PersistentFlags().StringVar(&workspace, "workspace", "", "list the actions of this workspace's sessions (default: the one around the current folder)")
 	decide := func(approve bool) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
 			return c.actionsDecide(cmd.Context(), workspace, args[0], approve)
 		}
 	}
-	cmd.AddCommand(
-		&cobra.Command{
-			Use:   "list",
-			Short: "List the actions of every session, oldest first",
-			Args:  usageArgs(cobra.NoArgs),
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				return c.actionsList(cmd.Context(), workspace)
-			},
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the actions of the workspace's sessions, oldest first",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.actionsList(cmd.Context(), workspace, all)
 		},
+	}
+	list.Flags().BoolVar(&all, "all", false, "list the actions of every workspace's sessions")
+	cmd.AddCommand(
+		list,
 		&cobra.Command{
 			Use:   "approve ID",
 			Short: "Approve a pending action and run it with its session's configuration",
@@ -56,18 +61,41 @@ func (c *cli) actionsCommand() *cobra.Command {
 	return cmd
 }
 
-func (c *cli) actionsList(ctx context.Context, workspace string) error {
-	store, err := openStore(workspace)
+func (c *cli) actionsList(ctx context.Context, workspace string, all bool) error {
+	ctx = contextOrBackground(ctx)
+	store, err := c.openStore(ctx, workspace)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	acts, err := store.Actions(contextOrBackground(ctx), "", "")
+	every, err := store.Actions(ctx, "", "")
 	if err != nil {
 		return err
 	}
+	sessions, err := store.ListSessions(ctx)
+	if err != nil {
+		return err
+	}
+	sc, err := listScope(all, workspace, sessions)
+	if err != nil {
+		return err
+	}
+	inScope := map[string]bool{}
+	for _, s := range sessions {
+		inScope[s.ID] = sc.covers(s.Workspace)
+	}
+	var acts []session.Action
+	for _, a := range every {
+		if inScope[a.Session] {
+			acts = append(acts, a)
+		}
+	}
 	if len(acts) == 0 {
-		fmt.Fprintln(c.stdout, "no actions")
+		fmt.Fprintf(c.stdout, "no actions in %s", sc.describe())
+		if len(every) > 0 && !all {
+			fmt.Fprintf(c.stdout, " (%s elsewhere: harness actions list --all)", countNoun(len(every), "action"))
+		}
+		fmt.Fprintln(c.stdout)
 		return nil
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
@@ -87,14 +115,14 @@ func (c *cli) actionsList(ctx context.Context, workspace string) error {
 // tools of the session's agent.
 func (c *cli) actionsDecide(ctx context.Context, workspace, id string, approve bool) error {
 	ctx = contextOrBackground(ctx)
-	store, err := openStore(workspace)
+	store, err := c.openStore(ctx, workspace)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
 	a, err := store.Action(ctx, id)
 	if errors.Is(err, session.ErrNotFound) || errors.Is(err, session.ErrAmbiguous) {
-		return exitf(exitUsage, "%v", err)
+		return exitf(exitUsage, "%v (store %s; `harness actions list --all` lists every action)", err, store.Path())
 	}
 	if err != nil {
 		return err
@@ -149,7 +177,7 @@ func (c *cli) sessionExecutor(ctx context.Context, store *session.Store, id stri
 	if cfg.Agent(info.Agent) == nil {
 		return nil, nil, exitf(exitUsage, "%s no longer declares agent %q of session %s", info.ConfigPath, info.Agent, info.ID)
 	}
-	r, err := runner.Open(ctx, runner.Options{Config: cfg, Agent: info.Agent, Builtins: builtinCatalog(), Logger: c.logger})
+	r, err := runner.Open(ctx, runner.Options{Config: cfg, Agent: info.Agent, StorePath: store.Path(), Builtins: builtinCatalog(), Logger: c.logger})
 	if err != nil {
 		return nil, nil, exitf(exitFailed, "%v", err)
 	}

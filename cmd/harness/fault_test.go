@@ -116,7 +116,7 @@ func startLive(t *testing.T, dir string, env []string, args ...string) *liveRun 
 	r := &liveRun{}
 	r.cmd = exec.Command(harnessBin, append([]string{"run", "--json", "--no-input"}, args...)...)
 	r.cmd.Dir = dir
-	r.cmd.Env = append(os.Environ(), env...)
+	r.cmd.Env = testEnv(t, env)
 	r.cmd.Stderr = &lockedWriter{mu: &r.mu, w: &r.stderr}
 	out, err := r.cmd.StdoutPipe()
 	if err != nil {
@@ -499,7 +499,7 @@ func TestFaultHost(t *testing.T) {
 				t.Fatalf("event %d differs:\nprinted %s\nstored  %s", i+1, printed[i], stored[i])
 			}
 		}
-		checkIntegrity(t, dir)
+		checkIntegrity(t, storeFile(t))
 		// The workspace's store takes the next run.
 		next := fakedeepseek.New(t, answer)
 		writeFile(t, filepath.Join(dir, "agent.hcl"), terminalConfig(next.URL))
@@ -532,14 +532,14 @@ func TestFaultHost(t *testing.T) {
 		// Ctrl-C; the slack is for a loaded CI machine.
 		assertNoProcsLeft(t, dir, 2*time.Second)
 		t.Logf("every process was gone %v after SIGINT", time.Since(interrupted).Round(time.Millisecond))
-		checkIntegrity(t, dir)
+		checkIntegrity(t, storeFile(t))
 	})
 }
 
-// checkIntegrity runs SQLite's integrity check on the workspace's store.
-func checkIntegrity(t *testing.T, workspace string) {
+// checkIntegrity runs SQLite's integrity check on the store file.
+func checkIntegrity(t *testing.T, store string) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(workspace, ".harness", "harness.db")+"?mode=ro")
+	db, err := sql.Open("sqlite", "file:"+store+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -552,17 +552,17 @@ func checkIntegrity(t *testing.T, workspace string) {
 
 // storeFullScript runs three sessions in $DIR: the first on a store with
 // room, the second while the store cannot grow ($LIMIT before the command,
-// or a tmpfs of $TMPFS_SIZE over .harness), the third after room is made
-// again. Then it copies the store to after/.harness, out of the tmpfs.
+// or a tmpfs of $TMPFS_SIZE over the state folder), the third after room is
+// made again. Then it copies the store to after/, out of the tmpfs.
 const storeFullScript = `cd "$DIR" || exit 97
 if [ -n "$TMPFS_SIZE" ]; then
-  mount -t tmpfs -o size="$TMPFS_SIZE" tmpfs .harness || exit 98
+  mount -t tmpfs -o size="$TMPFS_SIZE" tmpfs state || exit 98
 fi
 "$H" run --json --no-input agent.hcl first >first.out 2>first.err; echo $? >first.code
 $LIMIT "$H" run --json --no-input agent.hcl second >second.out 2>second.err; echo $? >second.code
-if [ -n "$TMPFS_SIZE" ]; then mount -o remount,size=64m .harness; fi
+if [ -n "$TMPFS_SIZE" ]; then mount -o remount,size=64m state; fi
 "$H" run --json --no-input agent.hcl third >third.out 2>third.err; echo $? >third.code
-mkdir -p after/.harness && cp .harness/harness.db* after/.harness/
+mkdir -p after && cp state/harness.db* after/
 `
 
 // TestFaultStore fills the session store in the middle of a run. A tmpfs
@@ -611,14 +611,14 @@ func TestFaultStore(t *testing.T) {
 			for name, body := range files {
 				writeFile(t, filepath.Join(dir, name), body)
 			}
-			if err := os.Mkdir(filepath.Join(dir, ".harness"), 0o700); err != nil {
+			if err := os.Mkdir(filepath.Join(dir, "state"), 0o700); err != nil {
 				t.Fatal(err)
 			}
 			cmd := exec.Command("sh", "-c", storeFullScript)
 			if len(tt.wrap) > 0 {
 				cmd = exec.Command(tt.wrap[0], append(tt.wrap[1:], "sh", "-c", storeFullScript)...)
 			}
-			cmd.Env = append(os.Environ(), append(tt.env, "DIR="+dir, "H="+harnessBin, "TEST_DEEPSEEK_KEY="+apiKey)...)
+			cmd.Env = testEnv(t, append(tt.env, "DIR="+dir, "H="+harnessBin, "TEST_DEEPSEEK_KEY="+apiKey, "HARNESS_STATE_DIR="+filepath.Join(dir, "state")))
 			out, err := cmd.CombinedOutput()
 			if ee, ok := err.(*exec.ExitError); ok && tt.skipWhen != 0 && ee.ExitCode() == tt.skipWhen {
 				t.Skipf("cannot mount a tmpfs here: %s", out)
@@ -646,14 +646,14 @@ func TestFaultStore(t *testing.T) {
 			// are in the store, in order, and the store passes its integrity
 			// check.
 			after := filepath.Join(dir, "after")
-			checkIntegrity(t, after)
+			checkIntegrity(t, filepath.Join(after, "harness.db"))
 			for _, run := range []string{"first", "second", "third"} {
 				printed := strings.Split(strings.TrimRight(read(run+".out"), "\n"), "\n")
 				var first event
 				if err := json.Unmarshal([]byte(printed[0]), &first); err != nil {
 					t.Fatalf("%s run printed no events: %q", run, printed[0])
 				}
-				r := harness(t, dir, nil, "sessions", "--workspace", after, "events", "--json", first.Session)
+				r := harness(t, dir, nil, "--state-dir", after, "sessions", "events", "--json", first.Session)
 				stored := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
 				if r.code != 0 || len(stored) < len(printed) {
 					t.Fatalf("%s run: %d events printed, %d stored (exit %d %s)", run, len(printed), len(stored), r.code, r.stderr)

@@ -14,11 +14,20 @@ import (
 // harnessBin is the harness binary built once for these end-to-end tests.
 var harnessBin string
 
+// stateRoot holds each test's session store (see stateDir); the tests never
+// touch the real home's state folder.
+var stateRoot string
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "harness-cli-test-")
 	if err != nil {
 		panic(err)
 	}
+	stateRoot = filepath.Join(dir, "state")
+	// A harness started without testEnv still keeps away from the real home.
+	os.Unsetenv("HARNESS_STORE")
+	os.Setenv("HARNESS_STATE_DIR", filepath.Join(stateRoot, "default"))
+	os.Setenv("XDG_STATE_HOME", filepath.Join(stateRoot, "xdg"))
 	harnessBin = filepath.Join(dir, "harness")
 	if out, err := exec.Command("go", "build", "-o", harnessBin, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build harness: %v\n%s", err, out)
@@ -34,11 +43,28 @@ type result struct {
 	stdout, stderr string
 }
 
+// stateDir is the session store folder of a test and its subtests.
+func stateDir(t *testing.T) string {
+	name, _, _ := strings.Cut(t.Name(), "/")
+	return filepath.Join(stateRoot, name)
+}
+
+// storeFile is the session store of a test.
+func storeFile(t *testing.T) string {
+	return filepath.Join(stateDir(t), "harness.db")
+}
+
+// testEnv is the environment of a harness the test starts: the test's own
+// state folder, then env (which may override it).
+func testEnv(t *testing.T, env []string) []string {
+	return append(append(os.Environ(), "HARNESS_STATE_DIR="+stateDir(t)), env...)
+}
+
 func harness(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(harnessBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = testEnv(t, env)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -10,13 +10,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/harness-agent/harness/core/pluginhost"
+	"github.com/harness-agent/harness/core/session"
 )
 
-// cli holds what every command shares: its streams and logger.
+// cli holds what every command shares: its streams, logger and where the
+// session store is.
 type cli struct {
 	stdout, stderr io.Writer
 	stdin          io.Reader
 	logger         hclog.Logger
+	locator        session.Locator
 }
 
 func execute(args []string) int {
@@ -52,6 +55,10 @@ func (c *cli) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.PersistentFlags().StringVar(&c.locator.StateDir, "state-dir", "",
+		"folder of the session store (default: $"+session.EnvStateDir+", else $XDG_STATE_HOME/harness, else ~/.local/state/harness)")
+	root.PersistentFlags().StringVar(&c.locator.Store, "store", "",
+		"the session store itself: PATH or sqlite://PATH (default: $"+session.EnvStore+", else harness.db in the state folder)")
 	root.SetOut(c.stdout)
 	root.SetErr(c.stderr)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {

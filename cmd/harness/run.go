@@ -82,7 +82,11 @@ func (c *cli) run(args []string, f runFlags) error {
 	ctx, stop := interruptContext()
 	defer stop()
 
-	opts := runner.Options{Config: cfg, Agent: f.agent, Builtins: builtinCatalog(), Logger: c.logger, Yes: f.yes, Sink: view.event}
+	storePath, err := c.storePath()
+	if err != nil {
+		return err
+	}
+	opts := runner.Options{Config: cfg, Agent: f.agent, StorePath: storePath, Builtins: builtinCatalog(), Logger: c.logger, Yes: f.yes, Sink: view.event}
 	if stdinTTY && !f.noInput {
 		opts.Asker = &ttyAsker{in: in, out: c.stderr, view: view}
 	}

@@ -163,6 +163,7 @@ func startRun(t *testing.T, dir string, args ...string) (*exec.Cmd, *bufio.Scann
 	t.Helper()
 	cmd := exec.Command(harnessBin, append([]string{"run", "--json", "--no-input"}, args...)...)
 	cmd.Dir = dir
+	cmd.Env = testEnv(t, nil)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

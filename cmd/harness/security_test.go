@@ -336,7 +336,7 @@ func TestSecuritySecretLeak(t *testing.T) {
 	if !strings.Contains(stderr, `"@level":"trace"`) && !strings.Contains(stderr, "[TRACE]") {
 		t.Errorf("HARNESS_LOG=trace logged nothing at trace level:\n%s", stderr)
 	}
-	for what, text := range map[string]string{"events": out, "stderr": stderr, "store": storeBytes(t, dir)} {
+	for what, text := range map[string]string{"events": out, "stderr": stderr, "store": storeBytes(t)} {
 		for _, needle := range []string{apiKey, apiKey[:len(apiKey)-4], "****" + tail} {
 			if strings.Contains(text, needle) {
 				t.Errorf("%s holds %q", what, needle)
@@ -346,10 +346,10 @@ func TestSecuritySecretLeak(t *testing.T) {
 	assertNoProcsLeft(t, dir, 2*time.Second)
 }
 
-// storeBytes returns the bytes of the store's files (database, WAL).
-func storeBytes(t *testing.T, workspace string) string {
+// storeBytes returns the bytes of the test's store files (database, WAL).
+func storeBytes(t *testing.T) string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(workspace, ".harness", "harness.db*"))
+	files, _ := filepath.Glob(storeFile(t) + "*")
 	if len(files) == 0 {
 		t.Fatal("no store")
 	}

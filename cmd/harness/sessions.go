@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -17,31 +14,18 @@ import (
 	"github.com/harness-agent/harness/core/session"
 )
 
-// openStore opens the session store of --workspace DIR, else of the
-// nearest folder from the current one up that has a .harness store.
-func openStore(workspace string) (*session.Store, error) {
-	if workspace == "" {
-		cwd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		if workspace, err = session.FindWorkspace(cwd); err != nil {
-			return nil, exitf(exitUsage, "%v; run in a workspace or pass --workspace DIR", err)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(workspace, session.StoreDir, session.StoreFile)); err != nil {
-		return nil, exitf(exitUsage, "no session store in %s (%v)", workspace, err)
-	}
-	return session.Open(workspace)
-}
-
 func (c *cli) sessionsCommand() *cobra.Command {
 	var workspace string
+	var all bool
 	cmd := &cobra.Command{
-		Use:   "sessions [--workspace DIR] list | show ID | events ID [--json]",
+		Use:   "sessions list [--all | --workspace DIR] | show ID | events ID [--json]",
 		Short: "List recorded sessions, replay one, or print its events",
+		Long: "Sessions of every workspace are kept in one store, in the user's state folder\n" +
+			"(--state-dir, $" + session.EnvStateDir + ", $XDG_STATE_HOME/harness, ~/.local/state/harness).\n" +
+			"`list` shows the sessions of the workspace around the current folder (or of the workspaces\n" +
+			"inside it); `show` and `events` take a session id from any folder.",
 	}
-	cmd.PersistentFlags().StringVar(&workspace, "workspace", "", "workspace whose store to read (default: the nearest with a .harness folder)")
+	cmd.PersistentFlags().StringVar(&workspace, "workspace", "", "list the sessions of this workspace (default: the one around the current folder)")
 	var asJSON bool
 	events := &cobra.Command{
 		Use:   "events ID",
@@ -65,15 +49,17 @@ func (c *cli) sessionsCommand() *cobra.Command {
 		},
 	}
 	events.Flags().BoolVar(&asJSON, "json", false, "print JSON Lines")
-	cmd.AddCommand(
-		&cobra.Command{
-			Use:   "list",
-			Short: "List sessions, newest first",
-			Args:  usageArgs(cobra.NoArgs),
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				return c.sessionsList(cmd.Context(), workspace)
-			},
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List sessions, newest first",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.sessionsList(cmd.Context(), workspace, all)
 		},
+	}
+	list.Flags().BoolVar(&all, "all", false, "list the sessions of every workspace")
+	cmd.AddCommand(
+		list,
 		&cobra.Command{
 			Use:   "show ID",
 			Short: "Replay a session as the live run showed it",
@@ -97,18 +83,13 @@ func (c *cli) sessionsCommand() *cobra.Command {
 }
 
 func (c *cli) withSession(ctx context.Context, workspace, id string, f func(*session.Store, session.SessionInfo, []session.Event) error) error {
-	s, err := openStore(workspace)
+	ctx = contextOrBackground(ctx)
+	s, err := c.openStore(ctx, workspace)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	info, err := s.Session(ctx, id)
-	if errors.Is(err, session.ErrNotFound) || errors.Is(err, session.ErrAmbiguous) {
-		return exitf(exitUsage, "%v", err)
-	}
+	info, err := sessionByID(ctx, s, id)
 	if err != nil {
 		return err
 	}
@@ -119,23 +100,50 @@ func (c *cli) withSession(ctx context.Context, workspace, id string, f func(*ses
 	return f(s, info, evs)
 }
 
-func (c *cli) sessionsList(ctx context.Context, workspace string) error {
-	s, err := openStore(workspace)
+func (c *cli) sessionsList(ctx context.Context, workspace string, all bool) error {
+	ctx = contextOrBackground(ctx)
+	s, err := c.openStore(ctx, workspace)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	list, err := s.ListSessions(ctx)
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tAGENT\tSTATUS\tTURNS\tTOKENS\tCOST\tAGE")
+	sc, err := listScope(all, workspace, list)
+	if err != nil {
+		return err
+	}
+	var shown []session.SessionInfo
+	spread := map[string]bool{}
 	for _, info := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t$%.4f\t%s\n", info.ID, info.Agent, info.Status, info.Turns, thousands(info.Tokens), info.CostUSD, age(time.Since(info.StartedAt)))
+		if sc.covers(info.Workspace) {
+			shown = append(shown, info)
+			spread[info.Workspace] = true
+		}
+	}
+	if len(shown) == 0 {
+		fmt.Fprintf(c.stdout, "no sessions of %s", sc.describe())
+		if len(list) > 0 {
+			fmt.Fprintf(c.stdout, " (%s of %s: harness sessions list --all)", countNoun(len(list), "session"), countNoun(sc.workspaces, "workspace"))
+		}
+		fmt.Fprintln(c.stdout)
+		return nil
+	}
+	withWorkspace := len(spread) > 1
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	header := "ID\tAGENT\tSTATUS\tTURNS\tTOKENS\tCOST\tAGE"
+	if withWorkspace {
+		header += "\tWORKSPACE"
+	}
+	fmt.Fprintln(tw, header)
+	for _, info := range shown {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t$%.4f\t%s", info.ID, info.Agent, info.Status, info.Turns, thousands(info.Tokens), info.CostUSD, age(time.Since(info.StartedAt)))
+		if withWorkspace {
+			fmt.Fprintf(tw, "\t%s", info.Workspace)
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
 }

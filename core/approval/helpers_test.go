@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -159,9 +160,9 @@ func newEnv(t *testing.T, ws string, store *session.Store, o envOptions) *env {
 	return e
 }
 
-func openStore(t *testing.T, ws string) *session.Store {
+func openStore(t *testing.T, _ string) *session.Store {
 	t.Helper()
-	s, err := session.Open(ws)
+	s, err := session.Open(filepath.Join(t.TempDir(), session.StoreFile))
 	if err != nil {
 		t.Fatal(err)
 	}

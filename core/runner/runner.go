@@ -27,6 +27,7 @@ import (
 type Options struct {
 	Config    *config.Config
 	Agent     string // "" runs the first agent
+	StorePath string // the session store's file (session.Locator); a legacy .harness store is imported
 	Builtins  []catalog.Builtin
 	SelfExe   string // the binary serving built-in plugins; "" = this one
 	Logger    hclog.Logger
@@ -100,12 +101,29 @@ func Open(ctx context.Context, opts Options) (*Runner, error) {
 		host.Close()
 		return nil, err
 	}
-	if r.store, err = session.Open(cfg.Workspace); err != nil {
+	if r.store, err = openStore(ctx, opts.StorePath, cfg.Workspace); err != nil {
 		<-r.warmed
 		host.Close()
 		return nil, err
 	}
 	return r, nil
+}
+
+// openStore opens the store at path and imports the sessions of the
+// workspace's legacy store, so that they can be listed and resumed.
+func openStore(ctx context.Context, path, workspace string) (*session.Store, error) {
+	if path == "" {
+		return nil, errors.New("runner: no session store given")
+	}
+	store, err := session.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := store.ImportLegacy(ctx, session.LegacyPath(workspace)); err != nil {
+		_ = store.Close()
+		return nil, err
+	}
+	return store, nil
 }
 
 // Agent returns the agent being run.
@@ -344,7 +362,7 @@ func (r *Runner) Resume(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("session %s: %w", info.ID, err)
 	}
-	if err := r.store.ReopenSession(ctx, info.ID); err != nil {
+	if err := r.store.ReopenSession(ctx, info.ID, ""); err != nil {
 		return err
 	}
 	if err := r.build(ctx); err != nil {

@@ -74,7 +74,7 @@ func TestHelperWriter(t *testing.T) {
 func TestCrashSafety(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, err := Open(t.TempDir())
+	s, err := Open(tempStore(t))
 	if err != nil {
 		t.Fatal(err)
 	}

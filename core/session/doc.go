@@ -1,10 +1,16 @@
 // Package session is the durable record of what harness runs did.
 //
-// It owns one embedded SQLite database per workspace, .harness/harness.db,
-// and four kinds of records in it:
+// It owns one embedded SQLite database per user, shared by every workspace
+// and kept out of every workspace (a model's tools can write there): by
+// default $XDG_STATE_HOME/harness/harness.db or
+// ~/.local/state/harness/harness.db, else where --store, --state-dir,
+// $HARNESS_STORE or $HARNESS_STATE_DIR say (Locator). Stores that older
+// versions kept in a workspace's .harness/ folder are imported, read-only
+// (ImportLegacy). It holds four kinds of records:
 //
 //   - sessions: one per run (agent, model, the absolute path of the
-//     configuration file, workspace, status, start and end);
+//     configuration file and the hash of the configuration, workspace,
+//     status, start and end);
 //   - events: the append-only, per-session numbered stream that
 //     `harness run --json` prints and that resume rebuilds a conversation
 //     from (DESIGN §8);

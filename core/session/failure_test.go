@@ -14,7 +14,7 @@ import (
 func seedStore(t *testing.T) (path, session string) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := Open(t.TempDir())
+	s, err := Open(tempStore(t))
 	if err != nil {
 		t.Fatal(err)
 	}

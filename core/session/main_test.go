@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -19,10 +20,16 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// newStore opens a store in a fresh workspace, closed with the test.
+// tempStore is a store file path in a fresh folder.
+func tempStore(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(t.TempDir(), StoreFile)
+}
+
+// newStore opens a store in a fresh folder, closed with the test.
 func newStore(t testing.TB) *Store {
 	t.Helper()
-	s, err := Open(t.TempDir())
+	s, err := Open(tempStore(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,6 +64,10 @@ var migrations = [][]string{
 		`CREATE INDEX actions_session ON actions (session, created_at)`,
 		`CREATE INDEX actions_status ON actions (status, created_at)`,
 	},
+	{ // 2: the store is shared by every workspace; a session keeps the hash of its configuration
+		`ALTER TABLE sessions ADD COLUMN config_hash TEXT NOT NULL DEFAULT ''`,
+		`CREATE INDEX sessions_workspace ON sessions (workspace, started_at)`,
+	},
 }
 
 // schemaVersion is the version this build writes.

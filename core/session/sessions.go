@@ -17,6 +17,9 @@ type SessionInfo struct {
 	Agent      string
 	Model      string
 	ConfigPath string // absolute path of the configuration file, never its values
+	// ConfigHash identifies the configuration the session ran under (see
+	// config.Hash); "" for a session recorded before harness kept it.
+	ConfigHash string
 	Workspace  string
 	Status     string // running, or an end status (see EndSession)
 	StartedAt  time.Time
@@ -56,9 +59,9 @@ func (s *Store) CreateSession(ctx context.Context, info SessionInfo) (SessionInf
 		for range idAttempts {
 			info.ID = newSessionID(info.StartedAt)
 			res, err := tx.ExecContext(ctx, `INSERT INTO sessions
-				(id, agent, model, config_path, workspace, status, started_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-				info.ID, info.Agent, info.Model, info.ConfigPath, info.Workspace,
+				(id, agent, model, config_path, config_hash, workspace, status, started_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+				info.ID, info.Agent, info.Model, info.ConfigPath, info.ConfigHash, info.Workspace,
 				info.Status, info.StartedAt.UnixNano())
 			if err != nil {
 				return err
@@ -75,7 +78,7 @@ func (s *Store) CreateSession(ctx context.Context, info SessionInfo) (SessionInf
 	return info, nil
 }
 
-const sessionColumns = `s.id, s.agent, s.model, s.config_path, s.workspace, s.status,
+const sessionColumns = `s.id, s.agent, s.model, s.config_path, s.config_hash, s.workspace, s.status,
 	s.started_at, s.ended_at, max(s.turns, coalesce(u.max_turn, 0)),
 	coalesce(u.tokens, 0), coalesce(u.cost, 0)
 	FROM sessions s LEFT JOIN (
@@ -147,11 +150,13 @@ func (s *Store) EndSession(ctx context.Context, id, status string, turns int) er
 
 // ReopenSession marks the session id (the full id) running again, for a
 // resumed run; it may have ended with any status, or not at all when the
-// process that ran it died.
-func (s *Store) ReopenSession(ctx context.Context, id string) error {
+// process that ran it died. configHash is the hash of the configuration
+// it continues under; "" keeps the recorded one.
+func (s *Store) ReopenSession(ctx context.Context, id, configHash string) error {
 	return s.write(ctx, "reopen session "+id, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE sessions SET status = ?, ended_at = NULL WHERE id = ?`,
-			statusRunning, id)
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET status = ?, ended_at = NULL,
+			config_hash = CASE WHEN ? = '' THEN config_hash ELSE ? END WHERE id = ?`,
+			statusRunning, configHash, configHash, id)
 		if err != nil {
 			return err
 		}
@@ -183,7 +188,7 @@ func scanSession(r scanner) (SessionInfo, error) {
 		started int64
 		ended   sql.NullInt64
 	)
-	err := r.Scan(&info.ID, &info.Agent, &info.Model, &info.ConfigPath, &info.Workspace, &info.Status,
+	err := r.Scan(&info.ID, &info.Agent, &info.Model, &info.ConfigPath, &info.ConfigHash, &info.Workspace, &info.Status,
 		&started, &ended, &info.Turns, &info.Tokens, &info.CostUSD)
 	if err != nil {
 		return SessionInfo{}, err

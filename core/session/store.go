@@ -3,9 +3,7 @@ package session
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -13,19 +11,13 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
 )
 
-const (
-	// StoreDir is the folder, under a workspace, that holds the store.
-	StoreDir = ".harness"
-	// StoreFile is the database file inside StoreDir.
-	StoreFile = "harness.db"
+// busyTimeoutMS is how long a write waits for another process that holds
+// the write lock (another harness using the same store) before failing.
+const busyTimeoutMS = 10000
 
-	// busyTimeoutMS is how long a write waits for another process that holds
-	// the write lock (a second harness on the same workspace) before failing.
-	busyTimeoutMS = 10000
-)
-
-// Store is the session store of one workspace. It is safe for concurrent use
-// by many goroutines; several processes may open the same file at once.
+// Store is the session store of one user: every workspace's sessions. It is
+// safe for concurrent use by many goroutines; several processes may open
+// the same file at once.
 type Store struct {
 	db   *sql.DB
 	path string
@@ -39,50 +31,19 @@ type Store struct {
 	appendEvent *sql.Stmt
 }
 
-// Open opens the store of workspace, creating .harness/ (mode 0700, with a
-// .gitignore that ignores everything in it) and .harness/harness.db when
-// they are missing.
-func Open(workspace string) (*Store, error) {
-	abs, err := filepath.Abs(workspace)
+// Open opens the store in the database file path (see Locator.StorePath),
+// creating its folder (mode 0700: the store holds conversations) and the
+// file when they are missing.
+func Open(path string) (*Store, error) {
+	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fmt.Errorf("session store: workspace %q: %w", workspace, err)
+		return nil, fmt.Errorf("session store %q: %w", path, err)
 	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return nil, fmt.Errorf("session store: workspace %s: %w", abs, err)
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("session store: workspace %s is not a folder", abs)
-	}
-	dir := filepath.Join(abs, StoreDir)
+	dir := filepath.Dir(abs)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("session store: create %s: %w", dir, err)
+		return nil, fmt.Errorf("session store: create %s: %w; pass --state-dir DIR or set %s to a folder you can write", dir, err, EnvStateDir)
 	}
-	if err := ensureGitignore(dir); err != nil {
-		return nil, err
-	}
-	return OpenFile(filepath.Join(dir, StoreFile))
-}
-
-// ensureGitignore keeps the store out of version control. An existing file
-// is left alone: the user may have edited it.
-func ensureGitignore(dir string) error {
-	p := filepath.Join(dir, ".gitignore")
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("session store: create %s: %w", p, err)
-	}
-	_, werr := f.WriteString("*\n")
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("session store: write %s: %w", p, werr)
-	}
-	return nil
+	return OpenFile(abs)
 }
 
 // OpenFile opens the store in the database file path, creating the file (but
@@ -155,31 +116,6 @@ func (s *Store) Close() error {
 		return s.fail("close", err)
 	}
 	return nil
-}
-
-// FindWorkspace returns dir, or its nearest parent, that holds
-// .harness/harness.db. When there is none the error wraps ErrNotFound.
-func FindWorkspace(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("find session store from %q: %w", dir, err)
-	}
-	for d := abs; ; {
-		p := filepath.Join(d, StoreDir, StoreFile)
-		st, err := os.Stat(p)
-		switch {
-		case err == nil && st.Mode().IsRegular():
-			return d, nil
-		case err != nil && !errors.Is(err, fs.ErrNotExist):
-			return "", fmt.Errorf("find session store from %s: %w", abs, err)
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", fmt.Errorf("no session store (%s) in %s or any parent folder: %w",
-				filepath.Join(StoreDir, StoreFile), abs, ErrNotFound)
-		}
-		d = parent
-	}
 }
 
 // write runs fn in one write transaction and commits it. Errors from fn are

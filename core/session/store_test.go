@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,14 +10,13 @@ import (
 
 func TestOpenCreatesStore(t *testing.T) {
 	t.Parallel()
-	ws := t.TempDir()
-	s, err := Open(ws)
+	dir := filepath.Join(t.TempDir(), "state", "harness")
+	s, err := Open(filepath.Join(dir, StoreFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 
-	dir := filepath.Join(ws, StoreDir)
 	st, err := os.Stat(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -26,36 +24,11 @@ func TestOpenCreatesStore(t *testing.T) {
 	if got := st.Mode().Perm(); got != 0o700 {
 		t.Errorf("%s mode = %o, want 700", dir, got)
 	}
-	gi, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
-	if err != nil || string(gi) != "*\n" {
-		t.Errorf(".gitignore = %q, %v; want \"*\\n\"", gi, err)
-	}
 	if want := filepath.Join(dir, StoreFile); s.Path() != want {
 		t.Errorf("Path() = %s, want %s", s.Path(), want)
 	}
 	if _, err := os.Stat(s.Path()); err != nil {
 		t.Error(err)
-	}
-}
-
-func TestOpenKeepsUserGitignore(t *testing.T) {
-	t.Parallel()
-	ws := t.TempDir()
-	dir := filepath.Join(ws, StoreDir)
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	const mine = "*\n!notes.md\n"
-	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(mine), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if gi, _ := os.ReadFile(filepath.Join(dir, ".gitignore")); string(gi) != mine {
-		t.Errorf(".gitignore rewritten to %q", gi)
 	}
 }
 
@@ -75,8 +48,7 @@ func TestOpenErrors(t *testing.T) {
 		open func() (*Store, error)
 		want []string
 	}{
-		{"missing workspace", func() (*Store, error) { return Open(filepath.Join(tmp, "nope")) }, []string{"nope", "no such file"}},
-		{"workspace is a file", func() (*Store, error) { return Open(file) }, []string{file, "not a folder"}},
+		{"folder is a file", func() (*Store, error) { return Open(filepath.Join(file, StoreFile)) }, []string{file, "not a directory", EnvStateDir}},
 		{"missing folder", func() (*Store, error) { return OpenFile(filepath.Join(tmp, "no", "dir", "h.db")) }, []string{"h.db", "cannot be opened"}},
 		{"not a database", func() (*Store, error) { return OpenFile(garbage) }, []string{garbage, "not a harness session store"}},
 	}
@@ -122,7 +94,7 @@ func TestPragmas(t *testing.T) {
 func TestReopenKeepsDataAndSchema(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ws := t.TempDir()
+	ws := tempStore(t)
 	s, err := Open(ws)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +124,7 @@ func TestReopenKeepsDataAndSchema(t *testing.T) {
 
 func TestNewerSchemaRefused(t *testing.T) {
 	t.Parallel()
-	ws := t.TempDir()
+	ws := tempStore(t)
 	s, err := Open(ws)
 	if err != nil {
 		t.Fatal(err)
@@ -171,71 +143,12 @@ func TestNewerSchemaRefused(t *testing.T) {
 	}
 }
 
-func TestFindWorkspace(t *testing.T) {
-	t.Parallel()
-	root := t.TempDir()
-	ws := filepath.Join(root, "proj")
-	nested := filepath.Join(ws, "a", "b", "c")
-	if err := os.MkdirAll(nested, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	// A bare .harness folder without a database is not a store.
-	if err := os.MkdirAll(filepath.Join(ws, "a", StoreDir), 0o700); err != nil {
-		t.Fatal(err)
-	}
-
-	tests := []struct {
-		name, dir, want string
-	}{
-		{"workspace itself", ws, ws},
-		{"nested folder", nested, ws},
-		{"past a .harness without a db", filepath.Join(ws, "a"), ws},
-		{"relative path", mustRel(t, nested), ws},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := FindWorkspace(tt.dir)
-			if err != nil || got != tt.want {
-				t.Errorf("FindWorkspace(%s) = %q, %v; want %q", tt.dir, got, err, tt.want)
-			}
-		})
-	}
-
-	t.Run("none", func(t *testing.T) {
-		_, err := FindWorkspace(root)
-		if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), root) {
-			t.Errorf("FindWorkspace(%s) error = %v; want ErrNotFound naming the folder", root, err)
-		}
-	})
-}
-
-func mustRel(t *testing.T, path string) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rel, err := filepath.Rel(wd, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rel
-}
-
 // The path travels to SQLite inside a file: URI; characters that mean
 // something in a URI must reach the file system unchanged.
 func TestOpenPathNeedingEscapes(t *testing.T) {
 	t.Parallel()
-	ws := filepath.Join(t.TempDir(), "my proj?v=1#x%20&mode=ro")
-	if err := os.Mkdir(ws, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(ws)
+	dir := filepath.Join(t.TempDir(), "my proj?v=1#x%20&mode=ro")
+	s, err := Open(filepath.Join(dir, StoreFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +157,7 @@ func TestOpenPathNeedingEscapes(t *testing.T) {
 	if _, err := s.Append(context.Background(), info.ID, "session.started", nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(ws, StoreDir, StoreFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, StoreFile)); err != nil {
 		t.Errorf("store not where expected: %v", err)
 	}
 }
