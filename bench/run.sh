@@ -85,6 +85,7 @@ existing core/session 'Append' 500x 5
 qs="$work/quickstart"
 cp -r examples/quickstart "$qs"
 rm -rf "$qs/workspace/.harness" "$qs/workspace/out"
+export HARNESS_STATE_DIR="$work/state" # the runs' sessions stay out of the user's store
 echo "  hyperfine: quickstart" >&2
 (cd "$qs" && hyperfine -N --style none --warmup 3 --runs 31 --export-csv "$work/hf.csv" \
 	"$work/harness run --no-input agent.hcl 'Summarize the open TODOs'" \
