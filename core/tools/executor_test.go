@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
@@ -61,43 +64,69 @@ func TestPhaseOrder(t *testing.T) {
 	}
 }
 
+// The registry's cap is a safety net that says exactly what it cut: the
+// head and tail it keeps are the source's own bytes, the note's numbers
+// add up, and the source's own notes in the cut part survive.
 func TestOutputCap(t *testing.T) {
 	t.Parallel()
+	var lines strings.Builder
+	for i := range 20_000 {
+		fmt.Fprintf(&lines, "line %d\n", i)
+		if i == 10_000 {
+			lines.WriteString("[… 999 bytes omitted …]\n") // the source's own marker, in the middle
+		}
+	}
 	tests := []struct {
-		name    string
-		content string
-		cap     int
-		want    func(string) string // "" when fine
+		name      string
+		content   string
+		cap       int
+		wantNotes []string // source notes the net must carry over
 	}{
-		{"under the cap", strings.Repeat("x", 100), 1000, func(s string) string {
-			if s != strings.Repeat("x", 100) {
-				return "content changed"
+		{"under the cap", strings.Repeat("x", 100), 1000, nil},
+		{"whole lines with the source's marker", lines.String(), 32 << 10, []string{"[… 999 bytes omitted …]"}},
+		{"one long line", strings.Repeat("a", 60_000) + strings.Repeat("b", 60_000), 32 << 10, nil},
+		{"rune boundaries", strings.Repeat("é", 1000), 101, nil},
+	}
+	marker := regexp.MustCompile(`(?m)^\[… the harness cut (\d+) bytes \((\d+) lines\) of big's output here: one tool result holds at most \d+ KiB …\]\n`)
+	check := func(t *testing.T, content, got string, maxBytes int, wantNotes []string) {
+		t.Helper()
+		if len(content) <= maxBytes {
+			if got != content {
+				t.Errorf("content under the cap changed")
 			}
-			return ""
-		}},
-		{"head and tail", strings.Repeat("a", 60_000) + strings.Repeat("b", 60_000), 32 << 10, func(s string) string {
-			marker := fmt.Sprintf("\n[… %d bytes omitted …]\n", 120_000-(32<<10))
-			head, tail, ok := strings.Cut(s, marker)
-			switch {
-			case !ok:
-				return "no marker " + marker
-			case head != strings.Repeat("a", 16<<10):
-				return fmt.Sprintf("head is %d bytes", len(head))
-			case tail != strings.Repeat("b", 16<<10):
-				return fmt.Sprintf("tail is %d bytes", len(tail))
+			return
+		}
+		loc := marker.FindStringSubmatchIndex(got)
+		if loc == nil {
+			t.Fatalf("no cut note in %.200q", got)
+		}
+		head, rest := got[:loc[0]], got[loc[1]:]
+		for _, n := range wantNotes {
+			if !strings.HasPrefix(rest, n+"\n") {
+				t.Fatalf("source note %q not kept after the cut note: %.100q", n, rest)
 			}
-			return ""
-		}},
-		{"rune boundaries", strings.Repeat("é", 1000), 101, func(s string) string {
-			if !strings.Contains(s, "bytes omitted") || !json.Valid([]byte(fmt.Sprintf("%q", s))) || strings.ContainsRune(s, '\uFFFD') {
-				return "cut inside a rune"
-			}
-			head, tail, _ := strings.Cut(s, "\n[…")
-			if !strings.HasPrefix(tail, " 1900 bytes") && !strings.HasPrefix(tail, " 1898 bytes") {
-				return "unexpected count in " + tail[:20] + " head " + head
-			}
-			return ""
-		}},
+			rest = rest[len(n)+1:]
+		}
+		tail := rest
+		headBytes := strings.TrimSuffix(head, "\n")
+		if !strings.HasPrefix(content, head) && !strings.HasPrefix(content, headBytes) {
+			t.Fatalf("head is not the source's first bytes")
+		}
+		if !strings.HasPrefix(content, head) {
+			head = headBytes // the net added a newline before its note
+		}
+		if !strings.HasSuffix(content, tail) {
+			t.Fatalf("tail is not the source's last bytes")
+		}
+		cut := content[len(head) : len(content)-len(tail)]
+		cutBytes, _ := strconv.Atoi(got[loc[2]:loc[3]])
+		cutLines, _ := strconv.Atoi(got[loc[4]:loc[5]])
+		if cutBytes != len(cut) || cutLines != strings.Count(cut, "\n") {
+			t.Errorf("note says %d bytes, %d lines; cut %d bytes, %d lines", cutBytes, cutLines, len(cut), strings.Count(cut, "\n"))
+		}
+		if len(head)+len(tail) > maxBytes || !utf8.ValidString(head) || !utf8.ValidString(tail) {
+			t.Errorf("kept %d+%d bytes of a %d cap (valid UTF-8: %v)", len(head), len(tail), maxBytes, utf8.ValidString(head+tail))
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,12 +136,8 @@ func TestOutputCap(t *testing.T) {
 			})
 			ex := newExecutor(t, newRegistry(t, tool("big", src)), tools.Options{OutputCap: tt.cap})
 			o := ex.Run(context.Background(), call("c", "big", `{}`))
-			if msg := tt.want(o.Result.Content); msg != "" {
-				t.Error("content:", msg)
-			}
-			if msg := tt.want(o.Result.Presentation.(sdk.TerminalView).Output); msg != "" {
-				t.Error("presentation:", msg)
-			}
+			check(t, tt.content, o.Result.Content, tt.cap, tt.wantNotes)
+			check(t, tt.content, o.Result.Presentation.(sdk.TerminalView).Output, tt.cap, tt.wantNotes)
 		})
 	}
 }

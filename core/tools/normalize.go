@@ -5,13 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"github.com/harness-agent/harness/sdk"
 )
-
-// DefaultOutputCap is the largest content a result hands the model.
-const DefaultOutputCap = 32 << 10
 
 // sourceResult turns what a source returned into a result whose error, if
 // any, is an *sdk.Error; a source stopped by its deadline is a timeout.
@@ -31,7 +27,7 @@ func sourceResult(ctx context.Context, tool string, res sdk.Result, err error, t
 }
 
 // normalize is the tools/normalize phase: every error of a known kind and
-// explained in the content, the output capped.
+// explained in the content, the output within the safety net's cap.
 func normalize(tool string, res sdk.Result, maxBytes int) sdk.Result {
 	if e := res.Err; e != nil {
 		out := *e
@@ -47,8 +43,8 @@ func normalize(tool string, res sdk.Result, maxBytes int) sdk.Result {
 			res.Content = res.Err.Error()
 		}
 	}
-	res.Content = capOutput(res.Content, maxBytes)
-	res.Presentation = capPresentation(res.Presentation, maxBytes)
+	res.Content = capOutput(tool, res.Content, maxBytes)
+	res.Presentation = capPresentation(tool, res.Presentation, maxBytes)
 	return res
 }
 
@@ -63,41 +59,4 @@ var knownKinds = map[sdk.ErrorKind]bool{
 	sdk.KindInvalidArgs: true, sdk.KindToolNotFound: true, sdk.KindProcessExit: true,
 	sdk.KindPathEscape: true, sdk.KindRepeatedCall: true, sdk.KindBudgetExceeded: true,
 	sdk.KindCanceled: true, sdk.KindInternal: true,
-}
-
-// capOutput keeps the head and the tail of s, maxBytes of it in all, with a
-// marker line saying how much was cut in between. Cuts fall on rune
-// boundaries.
-func capOutput(s string, maxBytes int) string {
-	if maxBytes <= 0 || len(s) <= maxBytes {
-		return s
-	}
-	head := runeStart(s, maxBytes/2)
-	tail := runeStart(s, len(s)-(maxBytes-head))
-	return fmt.Sprintf("%s\n[… %d bytes omitted …]\n%s", s[:head], tail-head, s[tail:])
-}
-
-// runeStart moves i back to the start of the rune it falls in.
-func runeStart(s string, i int) int {
-	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return i
-}
-
-// capPresentation caps the large text of a view the way content is capped,
-// so an event never carries unbounded output.
-func capPresentation(p sdk.Presentation, maxBytes int) sdk.Presentation {
-	switch v := p.(type) {
-	case sdk.TerminalView:
-		v.Output = capOutput(v.Output, maxBytes)
-		return v
-	case sdk.DiffView:
-		v.Unified = capOutput(v.Unified, maxBytes)
-		return v
-	case sdk.TextView:
-		v.Text = capOutput(v.Text, maxBytes)
-		return v
-	}
-	return p
 }

@@ -20,6 +20,7 @@ type line struct {
 	text []byte // at most the cap, cut at a rune boundary; valid until the next call
 	size int    // length of the whole line in bytes
 	crlf bool   // the line ended in "\r\n"
+	eol  bool   // the line ended in a newline (false for a last line without one)
 }
 
 // cut reports whether text holds less than the whole line.
@@ -30,12 +31,14 @@ func (l line) cut() bool { return len(l.text) < l.size }
 func (lr *lineReader) next(max int) (line, error) {
 	lr.buf = lr.buf[:0]
 	var (
-		size int
-		last byte // last byte before the newline, to recognise "\r\n"
+		size    int
+		last    byte // last byte before the newline, to recognise "\r\n"
+		newline bool
 	)
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
 		end := err == nil
+		newline = end
 		switch {
 		case end:
 			chunk = chunk[:len(chunk)-1]
@@ -60,7 +63,7 @@ func (lr *lineReader) next(max int) (line, error) {
 			break
 		}
 	}
-	l := line{size: size, crlf: last == '\r'}
+	l := line{size: size, crlf: last == '\r', eol: newline}
 	if l.crlf {
 		l.size--
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/spf13/afero"
@@ -21,7 +22,7 @@ import (
 // Limits of one call. A model reads the rest with offset.
 const (
 	maxLines     = 2000
-	maxBytes     = 256 << 10
+	maxBytes     = 128 << 10
 	maxLineBytes = 2000
 	// countLimit bounds the reading done only to tell how many lines are left.
 	countLimit = 16 << 20
@@ -142,19 +143,9 @@ type textFile struct {
 // file for an empty one, and an *sdk.Error the model can act on for
 // anything it cannot show.
 func openText(fsys workspace.FS, name string) (*textFile, error) {
-	// Stat before opening: opening a named pipe would block.
-	fi, err := fsys.Stat(name)
-	switch {
-	case err != nil:
-		return nil, workspace.Explain(toolName, fsys, name, err)
-	case fi.IsDir():
-		return nil, sdk.Errorf(sdk.KindInvalidArgs, "%s: %q is a directory, not a file: list it with a search or terminal tool", toolName, name)
-	case !fi.Mode().IsRegular():
-		return nil, sdk.Errorf(sdk.KindInvalidArgs, "%s: %q is not a regular file (%s)", toolName, name, fi.Mode().Type())
-	}
-	f, err := fsys.Open(name)
-	if err == nil {
-		fi, err = f.Stat()
+	f, fi, err := workspace.OpenRegular(fsys, name)
+	if errors.Is(err, syscall.EISDIR) {
+		return nil, sdk.Errorf(sdk.KindInvalidArgs, "%s: %q is a directory, not a file: list it with list_files", toolName, name)
 	}
 	if err != nil {
 		return nil, workspace.Explain(toolName, fsys, name, err)
@@ -196,6 +187,7 @@ type page struct {
 	totalKnown  bool
 	crlf        bool
 	invalidUTF8 bool
+	noEOL       bool // the last line shown has no newline at its end
 }
 
 // pastEndError says the window starts after the last line.
@@ -238,6 +230,7 @@ func (p *page) read(ctx context.Context, lr *lineReader) error {
 		}
 		p.out.Write(formatted)
 		p.shown++
+		p.noEOL = !l.eol
 	}
 	left, complete, err := countLines(lr.r, countLimit)
 	if err != nil {
@@ -279,6 +272,9 @@ func (p *page) String() string {
 	}
 	if p.invalidUTF8 {
 		notes = append(notes, "… this file is not valid UTF-8; invalid bytes are shown as U+FFFD (\uFFFD).")
+	}
+	if p.noEOL && !p.more {
+		notes = append(notes, fmt.Sprintf("… line %d, the last, has no newline at its end.", p.offset+p.shown-1))
 	}
 	if p.more {
 		notes = append(notes, p.continuation())

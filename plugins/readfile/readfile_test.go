@@ -89,7 +89,7 @@ func TestWindow(t *testing.T) {
 		{"last line", obj{"path": "ten.txt", "offset": 10}, catN(10, 10), sdk.FileView{Path: "ten.txt", StartLine: 10, EndLine: 10}},
 		{"limit to the end exactly", obj{"path": "ten.txt", "offset": 6, "limit": 5}, catN(6, 10), sdk.FileView{Path: "ten.txt", StartLine: 6, EndLine: 10}},
 		{"limit past the end", obj{"path": "ten.txt", "offset": 9, "limit": 50}, catN(9, 10), sdk.FileView{Path: "ten.txt", StartLine: 9, EndLine: 10}},
-		{"no final newline", obj{"path": "no-eol.txt"}, "     1\tone\n     2\ttwo\n", sdk.FileView{Path: "no-eol.txt", StartLine: 1, EndLine: 2}},
+		{"no final newline", obj{"path": "no-eol.txt"}, "     1\tone\n     2\ttwo\n\n… line 2, the last, has no newline at its end.\n", sdk.FileView{Path: "no-eol.txt", StartLine: 1, EndLine: 2}},
 		{"blank lines", obj{"path": "blank.txt"}, "     1\t\n     2\t\n     3\t\n", sdk.FileView{Path: "blank.txt", StartLine: 1, EndLine: 3}},
 		{"cleaned path", obj{"path": "./dir/../dir/deep.txt"}, "     1\tx\n", sdk.FileView{Path: "dir/deep.txt", StartLine: 1, EndLine: 1}},
 		{"absolute inside", obj{"path": ws + "/dir/deep.txt"}, "     1\tx\n", sdk.FileView{Path: "dir/deep.txt", StartLine: 1, EndLine: 1}},
@@ -225,7 +225,7 @@ func TestLineContent(t *testing.T) {
 	tests := []struct {
 		name, path, want string
 	}{
-		{"crlf", "crlf.txt", "     1\tone\n     2\ttwo\n     3\t\n     4\tlast\n\n… this file has CRLF (\\r\\n) line endings; the \\r is not shown.\n"},
+		{"crlf", "crlf.txt", "     1\tone\n     2\ttwo\n     3\t\n     4\tlast\n\n… this file has CRLF (\\r\\n) line endings; the \\r is not shown.\n… line 4, the last, has no newline at its end.\n"},
 		{"long line cut at a rune boundary", "long.txt",
 			"     1\t" + long[:1999] + " … [line truncated: 1999 of 6001 bytes shown]\n     2\tshort\n"},
 		{"4-byte runes", "emoji.txt", "     1\t" + strings.Repeat("🙂", 500) + " … [line truncated: 2000 of 2400 bytes shown]\n"},
@@ -250,7 +250,7 @@ func TestLineContent(t *testing.T) {
 	}
 }
 
-// Long lines fill the 256 KiB budget before 2000 lines; the note points at
+// Long lines fill the 128 KiB budget before 2000 lines; the note points at
 // the first line not shown, and reading on from there loses nothing.
 func TestByteCap(t *testing.T) {
 	t.Parallel()
@@ -262,7 +262,7 @@ func TestByteCap(t *testing.T) {
 	var got []string
 	offset := 1
 	for calls := 0; ; calls++ {
-		if calls > 3 {
+		if calls > 8 {
 			t.Fatal("did not reach the end")
 		}
 		res := call(t, client, obj{"path": "wide.txt", "offset": offset})
@@ -283,7 +283,7 @@ func TestByteCap(t *testing.T) {
 			}
 			break
 		}
-		want := fmt.Sprintf("… showed lines %d-%d of 400 (one call returns at most 256 KiB); use offset=%d to continue.\n", offset, view.EndLine, view.EndLine+1)
+		want := fmt.Sprintf("… showed lines %d-%d of 400 (one call returns at most 128 KiB); use offset=%d to continue.\n", offset, view.EndLine, view.EndLine+1)
 		if note != want {
 			t.Fatalf("note %q, want %q", note, want)
 		}

@@ -87,36 +87,56 @@ func (t *tool) run(ctx context.Context, call sdk.Call, _ sdk.Progress) (sdk.Resu
 	if err != nil {
 		return sdk.Result{}, err
 	}
-	view := sdk.SearchView{Query: a.Query, Total: res.Total, Hits: make([]sdk.SearchHit, len(res.Hits))}
-	for i, h := range res.Hits {
+	content, shown := render(a, res)
+	view := sdk.SearchView{Query: a.Query, Total: res.Total, Hits: make([]sdk.SearchHit, shown)}
+	for i, h := range res.Hits[:shown] {
 		view.Hits[i] = sdk.SearchHit{Path: h.Path, Line: h.Line, Text: h.Text}
 	}
-	return sdk.Result{Content: render(a, res), Presentation: view}, nil
+	return sdk.Result{Content: content, Presentation: view}, nil
 }
 
+// maxOutputBytes bounds the hits one call returns, context lines included;
+// the registry's safety net is well above it.
+const maxOutputBytes = 64 << 10
+
 // render writes hits as path:line:text (context lines as path-line-text,
-// like grep), then a summary line the model can act on.
-func render(a args, res engine.Result) string {
-	var b strings.Builder
+// like grep) while they fit maxOutputBytes, then a summary line the model
+// can act on: how many matching lines were found, how many are shown, and
+// how to see the others. It returns the content and the hits it shows.
+func render(a args, res engine.Result) (string, int) {
+	var b, group strings.Builder
+	shown := 0
 	for i, h := range res.Hits {
+		group.Reset()
 		if a.ContextLines > 0 && i > 0 {
-			b.WriteString("--\n")
+			group.WriteString("--\n")
 		}
 		for j, line := range h.Before {
-			fmt.Fprintf(&b, "%s-%d-%s\n", h.Path, h.Line-len(h.Before)+j, line)
+			fmt.Fprintf(&group, "%s-%d-%s\n", h.Path, h.Line-len(h.Before)+j, line)
 		}
-		fmt.Fprintf(&b, "%s:%d:%s\n", h.Path, h.Line, h.Text)
+		fmt.Fprintf(&group, "%s:%d:%s\n", h.Path, h.Line, h.Text)
 		for j, line := range h.After {
-			fmt.Fprintf(&b, "%s-%d-%s\n", h.Path, h.Line+1+j, line)
+			fmt.Fprintf(&group, "%s-%d-%s\n", h.Path, h.Line+1+j, line)
 		}
+		if b.Len()+group.Len() > maxOutputBytes {
+			break
+		}
+		b.WriteString(group.String())
+		shown++
 	}
-	switch {
+	switch hidden := res.Total - shown; {
 	case res.Total == 0:
 		fmt.Fprintf(&b, "no matches for %q", a.Query)
-	case res.Truncated:
-		fmt.Fprintf(&b, "%d matching lines in %d files; showing the first %d. Narrow the search with path or glob, or raise max_results.", res.Total, res.Files, len(res.Hits))
+	case shown < len(res.Hits):
+		fmt.Fprintf(&b, "%d matching lines in %d files; showing the first %d, which fill the %d KiB one call returns; %d not shown. Narrow the search with path, glob or a more precise query", res.Total, res.Files, shown, maxOutputBytes>>10, hidden)
+		if a.ContextLines > 0 {
+			b.WriteString(", or use fewer context_lines")
+		}
+		b.WriteString(".")
+	case hidden > 0:
+		fmt.Fprintf(&b, "%d matching lines in %d files; showing the first %d (max_results); %d not shown. Narrow the search with path, glob or a more precise query, or raise max_results.", res.Total, res.Files, shown, hidden)
 	default:
 		fmt.Fprintf(&b, "%d matching lines in %d files", res.Total, res.Files)
 	}
-	return b.String()
+	return b.String(), shown
 }

@@ -3,6 +3,7 @@ package search_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,5 +74,39 @@ func TestSearchWorkspaceThroughPlugin(t *testing.T) {
 		if res := exec(args); res.Err == nil || res.Err.Kind != kind {
 			t.Errorf("%s: got %+v, want kind %s", args, res.Err, kind)
 		}
+	}
+}
+
+// Hits that would overflow one call's output are not shown, and the note
+// says exactly how many matching lines were not shown; the person's view
+// holds the same hits as the model's content.
+func TestOutputBudget(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	var body strings.Builder
+	for range 1500 {
+		body.WriteString("match " + strings.Repeat("x", 400) + "\n")
+	}
+	if err := os.WriteFile(filepath.Join(ws, "big.txt"), []byte(body.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client := sdktest.ConnectTool(t, search.New())
+	ctx := context.Background()
+	if err := client.Configure(ctx, sdk.PluginConfig{Workspace: ws}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := client.Execute(ctx, sdk.Call{ID: "1", Tool: "search_workspace", Arguments: json.RawMessage(`{"query":"match","max_results":2000}`)}, nil)
+	if err != nil || res.Err != nil {
+		t.Fatal(err, res.Err)
+	}
+	view := res.Presentation.(sdk.SearchView)
+	lines := strings.Split(res.Content, "\n")
+	hits, note := lines[:len(lines)-1], lines[len(lines)-1]
+	want := fmt.Sprintf("1500 matching lines in 1 files; showing the first %d, which fill the 64 KiB one call returns; %d not shown.", len(hits), 1500-len(hits))
+	if !strings.HasPrefix(note, want) || len(view.Hits) != len(hits) || view.Total != 1500 {
+		t.Fatalf("note %q (want prefix %q), %d hits in the view, %d in the content", note, want, len(view.Hits), len(hits))
+	}
+	if len(res.Content) > 64<<10+512 {
+		t.Errorf("content is %d bytes", len(res.Content))
 	}
 }

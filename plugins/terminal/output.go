@@ -1,12 +1,14 @@
 package terminal
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 )
 
-// Output kept for the model: the first headCap and the last tailCap bytes.
+// Output kept for the model: at most the first headCap and the last tailCap
+// bytes, with the marker and notes well under the registry's safety net.
 const (
 	headCap = 16 << 10
 	tailCap = 16 << 10
@@ -21,6 +23,7 @@ type capture struct {
 	next  int    // where the ring's next byte goes
 	full  bool   // the ring has wrapped: ring[next:] is older than ring[:next]
 	total int64
+	lines int64 // newlines in everything written
 	hcap  int
 	tcap  int
 }
@@ -33,6 +36,7 @@ func newCapture(hcap, tcap int) *capture {
 func (c *capture) Write(p []byte) (int, error) {
 	n := len(p)
 	c.total += int64(n)
+	c.lines += int64(bytes.Count(p, newline))
 	if room := c.hcap - len(c.head); room > 0 {
 		k := min(room, len(p))
 		c.head = append(c.head, p[:k]...)
@@ -71,27 +75,49 @@ func (c *capture) tail() []byte {
 }
 
 // String returns the kept output as valid UTF-8. When bytes were dropped
-// a marker line between head and tail says how many; the cut never splits
-// a character.
+// a marker line between head and tail says exactly how many bytes and how
+// many newlines (lines) are missing. The head ends and the tail starts at a
+// line boundary where one is near, and never splits a character.
 func (c *capture) String() string {
 	head, tail := c.head, c.tail()
-	omitted := c.total - int64(len(head)) - int64(len(tail))
-	if omitted == 0 {
+	if c.total == int64(len(head))+int64(len(tail)) {
 		return strings.ToValidUTF8(string(head)+string(tail), "\uFFFD")
 	}
-	cutHead := completeRunes(head)
-	cutTail := tail[partialRunePrefix(tail):]
-	omitted += int64(len(head)-len(cutHead)) + int64(len(tail)-len(cutTail))
+	keptHead := head[:headEnd(head)]
+	keptTail := tail[tailStart(tail):]
+	omitted := c.total - int64(len(keptHead)) - int64(len(keptTail))
+	omittedLines := c.lines - int64(bytes.Count(keptHead, newline)) - int64(bytes.Count(keptTail, newline))
 
 	var b strings.Builder
-	b.Grow(len(cutHead) + len(cutTail) + 64)
-	b.WriteString(strings.ToValidUTF8(string(cutHead), "\uFFFD"))
-	if len(cutHead) > 0 && cutHead[len(cutHead)-1] != '\n' {
+	b.Grow(len(keptHead) + len(keptTail) + 64)
+	b.WriteString(strings.ToValidUTF8(string(keptHead), "\uFFFD"))
+	if len(keptHead) > 0 && keptHead[len(keptHead)-1] != '\n' {
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "[… %d bytes omitted …]\n", omitted)
-	b.WriteString(strings.ToValidUTF8(string(cutTail), "\uFFFD"))
+	fmt.Fprintf(&b, "[… %d bytes (%d lines) omitted …]\n", omitted, omittedLines)
+	b.WriteString(strings.ToValidUTF8(string(keptTail), "\uFFFD"))
 	return b.String()
+}
+
+var newline = []byte{'\n'}
+
+// headEnd is where the kept head ends: after its last newline when that is
+// in its second half, else before a character cut off at its end.
+func headEnd(head []byte) int {
+	if i := bytes.LastIndexByte(head, '\n'); i >= len(head)/2 {
+		return i + 1
+	}
+	return len(completeRunes(head))
+}
+
+// tailStart is where the kept tail starts: after its first newline when
+// that is in its first half, else after the end of a character whose start
+// was cut off.
+func tailStart(tail []byte) int {
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 && i < len(tail)/2 {
+		return i + 1
+	}
+	return partialRunePrefix(tail)
 }
 
 // completeRunes drops an incomplete UTF-8 sequence from the end of p, the

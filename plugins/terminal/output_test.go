@@ -3,6 +3,8 @@ package terminal
 import (
 	"bytes"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -18,15 +20,18 @@ func TestCapture(t *testing.T) {
 		{"empty", nil, ""},
 		{"fits", []string{"abc", "def"}, "abcdef"},
 		{"fills head and tail exactly", []string{"0123", "4567"}, "01234567"},
-		{"one byte over", []string{"012345678"}, "0123\n[… 1 bytes omitted …]\n5678"},
-		{"many small writes", strings.Split("abcdefghijklmnopqrstuvwxyz", ""), "abcd\n[… 18 bytes omitted …]\nwxyz"},
-		{"one big write", []string{strings.Repeat("x", 100) + "tail"}, "xxxx\n[… 96 bytes omitted …]\ntail"},
-		{"head ends in a newline", []string{"abc\n", "0123456789"}, "abc\n[… 6 bytes omitted …]\n6789"},
-		{"ring wraps mid-write", []string{"head", "12", "345", "67"}, "head\n[… 3 bytes omitted …]\n4567"},
+		{"one byte over", []string{"012345678"}, "0123\n[… 1 bytes (0 lines) omitted …]\n5678"},
+		{"many small writes", strings.Split("abcdefghijklmnopqrstuvwxyz", ""), "abcd\n[… 18 bytes (0 lines) omitted …]\nwxyz"},
+		{"one big write", []string{strings.Repeat("x", 100) + "tail"}, "xxxx\n[… 96 bytes (0 lines) omitted …]\ntail"},
+		{"head ends in a newline", []string{"abc\n", "0123456789"}, "abc\n[… 6 bytes (0 lines) omitted …]\n6789"},
+		{"ring wraps mid-write", []string{"head", "12", "345", "67"}, "head\n[… 3 bytes (0 lines) omitted …]\n4567"},
 		// "é" is two bytes: a cut through it drops the whole character.
-		{"cut through a character at the head", []string{"abcé0123456789"}, "abc\n[… 8 bytes omitted …]\n6789"},
-		{"cut through a character at the tail", []string{"abcd01234é789"}, "abcd\n[… 7 bytes omitted …]\n789"},
+		{"cut through a character at the head", []string{"abcé0123456789"}, "abc\n[… 8 bytes (0 lines) omitted …]\n6789"},
+		{"cut through a character at the tail", []string{"abcd01234é789"}, "abcd\n[… 7 bytes (0 lines) omitted …]\n789"},
 		{"invalid bytes are replaced", []string{"a\xffb"}, "a\uFFFDb"},
+		// Cuts move to a line boundary in the kept half; the lines count the newlines cut.
+		{"lines", []string{"ab\ncd\nef\ngh\n"}, "ab\n[… 6 bytes (2 lines) omitted …]\ngh\n"},
+		{"line boundary too far", []string{"a\nbcdefghij\n"}, "a\nbc\n[… 4 bytes (0 lines) omitted …]\nhij\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,16 +58,53 @@ func TestCaptureKeepsNewestTailAcrossManyWrites(t *testing.T) {
 		all.WriteString(line)
 		_, _ = c.Write([]byte(line))
 	}
-	got := c.String()
-	b := all.Bytes()
-	head, tail := string(b[:headCap]), string(b[len(b)-tailCap:])
-	if !strings.HasSuffix(head, "\n") {
-		head += "\n" // the marker gets a line of its own
+	checkAccount(t, all.Bytes(), c.String())
+}
+
+// The marker's numbers are exact: 1.25 MB of `seq`-like output reports
+// every byte and every line it did not keep.
+func TestCaptureAccountsForLargeOutput(t *testing.T) {
+	t.Parallel()
+	c := newCapture(headCap, tailCap)
+	var all bytes.Buffer
+	for i := 1; i <= 200_000; i++ {
+		fmt.Fprintf(&all, "%d\n", i)
 	}
-	want := head + fmt.Sprintf("[… %d bytes omitted …]\n", len(b)-headCap-tailCap) + tail
-	if got != want {
-		t.Errorf("capture differs: got %d bytes, want %d", len(got), len(want))
+	for rest := all.Bytes(); len(rest) > 0; {
+		n := min(readSize, len(rest))
+		_, _ = c.Write(rest[:n])
+		rest = rest[n:]
 	}
+	omitted, lines := checkAccount(t, all.Bytes(), c.String())
+	if omitted < 1_200_000 || lines < 190_000 {
+		t.Errorf("omitted %d bytes, %d lines of 1.29 MB", omitted, lines)
+	}
+}
+
+var markerRE = regexp.MustCompile(`(?m)^\[… (\d+) bytes \((\d+) lines\) omitted …\]\n`)
+
+// checkAccount checks that got is a head of data, a marker and a tail of
+// data, and that the marker counts exactly the bytes and newlines between.
+func checkAccount(t *testing.T, data []byte, got string) (omitted, lines int) {
+	t.Helper()
+	loc := markerRE.FindStringSubmatchIndex(got)
+	if loc == nil {
+		t.Fatalf("no marker in %.300q", got)
+	}
+	head, tail := got[:loc[0]], got[loc[1]:]
+	if !bytes.HasPrefix(data, []byte(head)) {
+		head = strings.TrimSuffix(head, "\n") // the marker's own line
+	}
+	if !bytes.HasPrefix(data, []byte(head)) || !bytes.HasSuffix(data, []byte(tail)) {
+		t.Fatalf("head or tail is not the output's own bytes")
+	}
+	cut := data[len(head) : len(data)-len(tail)]
+	omitted, _ = strconv.Atoi(got[loc[2]:loc[3]])
+	lines, _ = strconv.Atoi(got[loc[4]:loc[5]])
+	if omitted != len(cut) || lines != bytes.Count(cut, []byte{'\n'}) {
+		t.Fatalf("marker says %d bytes, %d lines; %d bytes, %d lines were cut", omitted, lines, len(cut), bytes.Count(cut, []byte{'\n'}))
+	}
+	return omitted, lines
 }
 
 func FuzzCapture(f *testing.F) {
@@ -85,7 +127,9 @@ func FuzzCapture(f *testing.F) {
 			}
 			return
 		}
-		if !strings.Contains(got, " bytes omitted …]\n") {
+		if utf8.Valid(data) {
+			checkAccount(t, data, got)
+		} else if !markerRE.MatchString(got) {
 			t.Fatalf("no omission marker in %q", got)
 		}
 		// Memory and output stay within the caps (plus replacement characters and the marker).

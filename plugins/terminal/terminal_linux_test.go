@@ -316,7 +316,7 @@ func TestLargeOutputIsCappedInBoundedMemory(t *testing.T) {
 	if streamed.Load() != size {
 		t.Errorf("progress streamed %d bytes, want %d", streamed.Load(), size)
 	}
-	marker := fmt.Sprintf("\n[… %d bytes omitted …]\n", size-headCap-tailCap)
+	marker := fmt.Sprintf("\n[… %d bytes (0 lines) omitted …]\n", size-headCap-tailCap)
 	head, tail, ok := strings.Cut(res.Content, marker)
 	if !ok {
 		t.Fatalf("no omission marker %q in %d bytes of content", marker, len(res.Content))
