@@ -42,6 +42,7 @@ var permissionsSchema = &hcl.BodySchema{
 		{Name: "terminal_timeout"},
 		{Name: "terminal_max_timeout"},
 		{Name: "sandbox"},
+		{Name: "network"},
 	},
 }
 
@@ -57,7 +58,7 @@ func (l *loader) decodeAgent(it item) *Agent {
 			Unattended:         UnattendedDeny,
 			TerminalTimeout:    120 * time.Second,
 			TerminalMaxTimeout: 600 * time.Second,
-			Sandbox:            SandboxOff,
+			Sandbox:            SandboxWorkspaceWrite,
 		},
 	}
 	from := fmt.Sprintf("agent %q", ag.Name)
@@ -212,6 +213,7 @@ func (l *loader) decodePermissions(src *source, b *hcl.Block, p *Permissions) {
 			"terminal_timeout (%s) must not exceed terminal_max_timeout (%s).", p.TerminalTimeout, p.TerminalMaxTimeout)
 	}
 	a.enum("sandbox", &p.Sandbox, SandboxOff, SandboxWorkspaceWrite)
+	a.boolean("network", &p.Network)
 }
 
 func validWriteGlob(g string) bool {

@@ -190,7 +190,8 @@ type Permissions struct {
 	Unattended         string        // deny | defer; default deny
 	TerminalTimeout    time.Duration // default 120s
 	TerminalMaxTimeout time.Duration // default 600s
-	Sandbox            string        // off | workspace-write; default off
+	Sandbox            string        // off | workspace-write; default workspace-write (where the kernel supports it)
+	Network            bool          // sandboxed terminal commands may use the network; default false
 }
 
 // Agent returns the agent named name, the first agent declared when name is "",

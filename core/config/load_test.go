@@ -51,7 +51,7 @@ func defaultPermissions() Permissions {
 		Unattended:         UnattendedDeny,
 		TerminalTimeout:    120 * time.Second,
 		TerminalMaxTimeout: 600 * time.Second,
-		Sandbox:            SandboxOff,
+		Sandbox:            SandboxWorkspaceWrite,
 	}
 }
 
@@ -189,6 +189,7 @@ func TestLoadValid(t *testing.T) {
 					TerminalTimeout:    120 * time.Second,
 					TerminalMaxTimeout: 600 * time.Second,
 					Sandbox:            SandboxWorkspaceWrite,
+					Network:            true,
 				},
 			}},
 		},

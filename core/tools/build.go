@@ -173,6 +173,7 @@ func pluginConfig(s Setup, p catalog.Plugin) (json.RawMessage, error) {
 			"timeout_seconds":     perm.TerminalTimeout.Seconds(),
 			"max_timeout_seconds": perm.TerminalMaxTimeout.Seconds(),
 			"sandbox":             perm.Sandbox,
+			"network":             perm.Network,
 		})
 	}
 	blk := s.Config.Plugin(p.Spec.Name)

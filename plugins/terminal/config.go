@@ -28,8 +28,12 @@ var configSchema = schema.Object(
 		Min(1).Default(defaultTimeoutSeconds),
 	schema.Number("max_timeout_seconds", "Largest timeout a command may ask for, in seconds; larger requests are clamped.").
 		Min(1).Default(defaultMaxTimeoutSeconds),
-	schema.String("sandbox", `"workspace-write" lets commands write only in the workspace, the temp dir and to devices such as /dev/null (Linux Landlock); "off" does not restrict them.`).
-		Enum(sandboxOff, sandboxWorkspaceWrite).Default(sandboxOff),
+	schema.String("sandbox", `"workspace-write" (the default) runs each command in a sandbox: it writes only in the workspace (minus protected paths), `+
+		`a private temp dir and harmless devices, sees only its own processes, reaches no UNIX socket and no network unless "network" is true `+
+		`(Linux namespaces, Landlock, seccomp); "off" does not restrict commands.`).
+		Enum(sandboxOff, sandboxWorkspaceWrite).Default(sandboxWorkspaceWrite),
+	schema.Boolean("network", "Whether sandboxed commands may use the network; without it they get a network of their own with only loopback.").
+		Default(false),
 ).JSON()
 
 // config is the plugin's configuration after Configure.
@@ -38,10 +42,12 @@ type config struct {
 	timeout    float64 // seconds
 	maxTimeout float64 // seconds
 	sandbox    string
+	network    bool     // sandboxed commands keep the network
+	protected  []string // absolute paths commands must not modify (the host's list)
 }
 
 func defaultConfig() config {
-	return config{timeout: defaultTimeoutSeconds, maxTimeout: defaultMaxTimeoutSeconds, sandbox: sandboxOff}
+	return config{timeout: defaultTimeoutSeconds, maxTimeout: defaultMaxTimeoutSeconds, sandbox: sandboxWorkspaceWrite}
 }
 
 // parseConfig checks what the host sends. The host validates the block
@@ -52,6 +58,7 @@ func parseConfig(pc sdk.PluginConfig) (config, error) {
 		Timeout    *float64 `json:"timeout_seconds"`
 		MaxTimeout *float64 `json:"max_timeout_seconds"`
 		Sandbox    *string  `json:"sandbox"`
+		Network    *bool    `json:"network"`
 	}
 	if len(bytes.TrimSpace(pc.Config)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(pc.Config))
@@ -68,6 +75,9 @@ func parseConfig(pc sdk.PluginConfig) (config, error) {
 	}
 	if raw.Sandbox != nil {
 		cfg.sandbox = *raw.Sandbox
+	}
+	if raw.Network != nil {
+		cfg.network = *raw.Network
 	}
 	switch {
 	case cfg.timeout <= 0:
@@ -92,6 +102,12 @@ func parseConfig(pc sdk.PluginConfig) (config, error) {
 		return config{}, sdk.Errorf(sdk.KindInvalidRequest, "terminal config: workspace %s is not a directory", ws)
 	}
 	cfg.workspace = ws
+	for _, p := range pc.Protected {
+		if !filepath.IsAbs(p) {
+			return config{}, sdk.Errorf(sdk.KindInvalidRequest, "terminal config: protected path %q is not absolute", p)
+		}
+		cfg.protected = append(cfg.protected, filepath.Clean(p))
+	}
 	return cfg, nil
 }
 

@@ -3,6 +3,7 @@ package terminal
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -18,10 +19,10 @@ func TestParseConfig(t *testing.T) {
 		want config
 		err  string
 	}{
-		{json: ``, want: config{workspace: ws, timeout: 120, maxTimeout: 600, sandbox: "off"}},
-		{json: `{}`, want: config{workspace: ws, timeout: 120, maxTimeout: 600, sandbox: "off"}},
-		{json: `{"timeout_seconds": 1.5, "max_timeout_seconds": 30, "sandbox": "workspace-write"}`,
-			want: config{workspace: ws, timeout: 1.5, maxTimeout: 30, sandbox: "workspace-write"}},
+		{json: ``, want: config{workspace: ws, timeout: 120, maxTimeout: 600, sandbox: "workspace-write"}},
+		{json: `{}`, want: config{workspace: ws, timeout: 120, maxTimeout: 600, sandbox: "workspace-write"}},
+		{json: `{"timeout_seconds": 1.5, "max_timeout_seconds": 30, "sandbox": "off", "network": true}`,
+			want: config{workspace: ws, timeout: 1.5, maxTimeout: 30, sandbox: "off", network: true}},
 		{json: `{"timeout_seconds": 700}`, err: "timeout_seconds (700s) must not exceed max_timeout_seconds (600s)"},
 		{json: `{"timeout_seconds": 0}`, err: "timeout_seconds must be positive"},
 		{json: `{"max_timeout_seconds": -1}`, err: "max_timeout_seconds must be positive"},
@@ -37,7 +38,7 @@ func TestParseConfig(t *testing.T) {
 			}
 		case err != nil:
 			t.Errorf("%s: %v", tt.json, err)
-		case got != tt.want:
+		case !reflect.DeepEqual(got, tt.want):
 			t.Errorf("%s: got %+v, want %+v", tt.json, got, tt.want)
 		}
 	}
@@ -57,7 +58,7 @@ func TestConfigSchemaIsJSON(t *testing.T) {
 	var doc struct {
 		Properties map[string]any `json:"properties"`
 	}
-	if err := json.Unmarshal(configSchema, &doc); err != nil || len(doc.Properties) != 3 {
+	if err := json.Unmarshal(configSchema, &doc); err != nil || len(doc.Properties) != 4 {
 		t.Errorf("config schema %s: %v", configSchema, err)
 	}
 }

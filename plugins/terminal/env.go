@@ -49,3 +49,14 @@ func scrubbed(name string) bool {
 	}
 	return false
 }
+
+// withEnv is environ with name set to value.
+func withEnv(environ []string, name, value string) []string {
+	out := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		if n, _, _ := strings.Cut(kv, "="); n != name {
+			out = append(out, kv)
+		}
+	}
+	return append(out, name+"="+value)
+}

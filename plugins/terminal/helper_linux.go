@@ -42,9 +42,16 @@ const killWait = 2 * time.Second
 const scanEvery = 10 * time.Millisecond
 
 type helperOptions struct {
-	grace    time.Duration
-	writable []string // where the command may write; nil: no sandbox
-	argv     []string
+	grace      time.Duration
+	writable   []string // where Landlock lets the command write; nil: no Landlock
+	namespaces bool     // the helper runs in namespaces of its own (sandboxCloneFlags)
+	seccomp    bool     // apply the seccomp filter
+	network    bool     // the network namespace is the plugin's
+	workspace  string   // with namespaces: the writable tree
+	tmp        string   // with namespaces: the private temp dir, mounted on /tmp
+	protect    []string // with namespaces: paths made read-only
+	probe      bool     // set the sandbox up, report "ready" and exit
+	argv       []string
 }
 
 type stringList []string
@@ -57,22 +64,32 @@ func parseHelperArgs(args []string) (helperOptions, error) {
 	fs := flag.NewFlagSet(helperArg, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.DurationVar(&opts.grace, "grace", 500*time.Millisecond, "time between SIGTERM and SIGKILL")
-	fs.Var((*stringList)(&opts.writable), "write", "writable directory or file (repeatable); sandboxes the command")
+	fs.Var((*stringList)(&opts.writable), "write", "writable directory or file (repeatable); confines the command with Landlock")
+	fs.BoolVar(&opts.namespaces, "namespaces", false, "set up the namespaced sandbox")
+	fs.BoolVar(&opts.seccomp, "seccomp", false, "apply the seccomp filter")
+	fs.BoolVar(&opts.network, "network", false, "the command keeps the network")
+	fs.StringVar(&opts.workspace, "workspace", "", "the writable workspace")
+	fs.StringVar(&opts.tmp, "tmp", "", "the private temp dir")
+	fs.Var((*stringList)(&opts.protect), "protect", "read-only path (repeatable)")
+	fs.BoolVar(&opts.probe, "probe", false, "only set the sandbox up")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}
 	opts.argv = fs.Args()
-	if len(opts.argv) == 0 {
+	switch {
+	case opts.namespaces && (opts.workspace == "" || opts.tmp == ""):
+		return opts, errors.New("-namespaces needs -workspace and -tmp")
+	case len(opts.argv) == 0 && !opts.probe:
 		return opts, errors.New("no command")
 	}
 	return opts, nil
 }
 
 // helperArgs are the arguments the plugin starts the helper with.
-func helperArgs(grace time.Duration, writable []string, argv []string) []string {
+func helperArgs(grace time.Duration, sb *sandboxSpec, argv []string) []string {
 	args := []string{helperArg, "-grace", grace.String()}
-	for _, d := range writable {
-		args = append(args, "-write", d)
+	if sb != nil {
+		args = append(args, sb.args()...)
 	}
 	return append(append(args, "--"), argv...)
 }
@@ -110,17 +127,24 @@ func runHelper(args []string) int {
 	stop := make(chan os.Signal, 4)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 
-	if opts.writable != nil {
-		if err := restrictWrites(opts.writable); err != nil {
-			report("denied %v", err)
-			return 126
-		}
+	if err := confine(opts); err != nil {
+		report("denied %v", err)
+		return 126
+	}
+	if opts.probe {
+		report("ready")
+		return 0
 	}
 
 	os.Unsetenv(helperEnv)
 	shell := exec.Command(opts.argv[0], opts.argv[1:]...)
 	shell.Stdin, shell.Stdout, shell.Stderr = os.Stdin, os.Stdout, os.Stderr
 	shell.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if opts.namespaces {
+		// The workspace as mounted in the sandbox, not the directory
+		// the helper started in (now beneath a read-only mount).
+		shell.Dir = opts.workspace
+	}
 	if err := shell.Start(); err != nil {
 		report("error start %s: %v", opts.argv[0], err)
 		return 127
@@ -138,13 +162,17 @@ func runHelper(args []string) int {
 		close(lifeline)
 	}()
 
+	end := teardown
+	if opts.namespaces {
+		end = teardownNamespace
+	}
 	select {
 	case <-exited:
-		teardown(shell.Process.Pid, exited, lifeline, opts.grace)
+		end(shell.Process.Pid, exited, lifeline, opts.grace)
 	case <-stop:
-		teardown(shell.Process.Pid, exited, lifeline, opts.grace)
+		end(shell.Process.Pid, exited, lifeline, opts.grace)
 	case <-lifeline:
-		teardown(shell.Process.Pid, exited, lifeline, 0)
+		end(shell.Process.Pid, exited, lifeline, 0)
 	}
 	select {
 	case <-exited:
@@ -211,6 +239,69 @@ func teardown(pgid int, exited, lifeline <-chan struct{}, grace time.Duration) {
 		}
 		time.Sleep(scanEvery)
 	}
+}
+
+// teardownNamespace is teardown for a helper that is PID 1 of its own PID
+// namespace: every other process there is the command's, kill(-1) reaches
+// them all, and every orphan is the helper's child. (Should the helper
+// itself die, the kernel kills the whole namespace.)
+func teardownNamespace(_ int, exited, lifeline <-chan struct{}, grace time.Duration) {
+	start := time.Now()
+	sig := syscall.SIGTERM
+	if grace <= 0 {
+		sig = syscall.SIGKILL
+	}
+	for round := 0; ; round++ {
+		if isClosed(exited) {
+			// The shell was reaped by its Wait: the rest are ours.
+			for {
+				pid, err := unix.Wait4(-1, nil, unix.WNOHANG, nil)
+				if pid <= 0 || err != nil {
+					break
+				}
+			}
+			if noChildren() {
+				return
+			}
+		}
+		if sig == syscall.SIGTERM && (time.Since(start) >= grace || isClosed(lifeline)) {
+			sig = syscall.SIGKILL
+		}
+		if round == 0 || sig == syscall.SIGKILL {
+			_ = unix.Kill(-1, sig)
+		}
+		if sig == syscall.SIGKILL && time.Since(start) > grace+killWait {
+			return
+		}
+		time.Sleep(scanEvery)
+	}
+}
+
+// confine applies the sandbox opts ask for to the calling thread, which
+// forks the shell: namespaces, Landlock, seccomp, then no capability left.
+func confine(opts helperOptions) error {
+	if opts.namespaces {
+		if err := enterNamespaces(opts); err != nil {
+			return err
+		}
+	}
+	if opts.writable != nil {
+		if err := restrictWrites(opts.writable); err != nil {
+			return err
+		}
+	}
+	if opts.seccomp {
+		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			return fmt.Errorf("set no_new_privs: %w", err)
+		}
+		if err := installSeccomp(); err != nil {
+			return err
+		}
+	}
+	if opts.namespaces {
+		return dropCapabilities()
+	}
+	return nil
 }
 
 // nothingLeft says whether the command's process group is empty and the

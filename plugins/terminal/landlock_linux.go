@@ -42,9 +42,9 @@ var devWritable = []string{
 }
 
 // sandboxWritable lists where a sandboxed command may write: the
-// workspace, the temp dir and the usual devices (those that exist here).
-func sandboxWritable(workspace string) []string {
-	paths := []string{workspace, os.TempDir()}
+// workspace, its temp dir and the usual devices (those that exist here).
+func sandboxWritable(workspace, tmp string) []string {
+	paths := []string{workspace, tmp}
 	for _, p := range devWritable {
 		if _, err := os.Stat(p); err == nil {
 			paths = append(paths, p)
@@ -77,10 +77,17 @@ func sandboxAvailable() error {
 	return nil
 }
 
-// rulesetAttr is struct landlock_ruleset_attr up to handled_access_fs, the
-// part every ABI knows; the kernel accepts this shorter size.
+// scopeABI is the first Landlock ABI (Linux 6.12) with scopes: a scoped
+// process cannot signal processes outside its Landlock domain nor connect
+// to abstract UNIX sockets created outside it.
+const scopeABI = 6
+
+// rulesetAttr is struct landlock_ruleset_attr up to scoped (ABI 6); older
+// kernels get the part they know, up to handled_access_fs.
 type rulesetAttr struct {
-	handledAccessFS uint64
+	handledAccessFS  uint64
+	handledAccessNet uint64
+	scoped           uint64
 }
 
 // restrictWrites confines the calling thread, and every process it forks
@@ -92,7 +99,12 @@ func restrictWrites(paths []string) error {
 		return err
 	}
 	attr := rulesetAttr{handledAccessFS: writeAccess}
-	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	size := unsafe.Sizeof(attr.handledAccessFS)
+	if kernelLandlockABI() >= scopeABI {
+		attr.scoped = unix.LANDLOCK_SCOPE_SIGNAL | unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+		size = unsafe.Sizeof(attr)
+	}
+	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
 	if errno != 0 {
 		return fmt.Errorf("landlock: create ruleset: %w", errno)
 	}

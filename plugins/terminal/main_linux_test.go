@@ -39,6 +39,7 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	code := m.Run()
+	removePrivateTemp()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintf(os.Stderr, "goroutines leaked: %v\n", err)

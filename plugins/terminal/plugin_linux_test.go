@@ -89,29 +89,24 @@ func TestPluginBinaryScrubsItsEnvironment(t *testing.T) {
 
 func TestPluginBinarySandbox(t *testing.T) {
 	t.Parallel()
-	if err := sandboxAvailable(); err != nil {
-		t.Skipf("no Landlock sandbox here: %v", err)
-	}
+	requireSandbox(t)
 	outside := outsideDir(t)
-	tmp := t.TempDir()
 	ws := t.TempDir()
-	tc, _ := startPlugin(t, "TMPDIR="+tmp)
+	tc, _ := startPlugin(t)
 	ctx := context.Background()
 
 	configure(t, tc, ws, `{"sandbox": "workspace-write"}`)
 	target := filepath.Join(outside, "x")
-	res, err := tc.Execute(ctx, call(fmt.Sprintf("touch ok && touch $TMPDIR/ok && touch /dev/null && echo inside; touch %s", target), 0), nil)
+	res, err := tc.Execute(ctx, call(fmt.Sprintf("touch ok && touch $TMPDIR/ok && echo x >/dev/null && echo inside; touch %s", target), 0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Err != nil || !strings.Contains(res.Content, "inside\n") ||
-		!strings.Contains(res.Content, "Permission denied") || !strings.HasSuffix(res.Content, "exit code: 1") {
+		!strings.Contains(res.Content, "cannot touch '"+target+"'") || !strings.HasSuffix(res.Content, "exit code: 1") {
 		t.Fatalf("content %q err %v: want writes inside to work and the write outside refused", res.Content, res.Err)
 	}
-	for _, p := range []string{filepath.Join(ws, "ok"), filepath.Join(tmp, "ok")} {
-		if _, err := os.Stat(p); err != nil {
-			t.Errorf("the sandboxed write to %s did not happen: %v", p, err)
-		}
+	if _, err := os.Stat(filepath.Join(ws, "ok")); err != nil {
+		t.Errorf("the sandboxed write in the workspace did not happen: %v", err)
 	}
 	if _, err := os.Stat(target); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the write outside happened: %v", err)

@@ -60,6 +60,7 @@ type process struct {
 	cmd            *exec.Cmd
 	ctl            *os.File
 	stdout, stderr *os.File
+	pidns          bool          // the helper is PID 1 of a namespace: its death ends the command
 	started        chan struct{} // the shell runs (closed at the latest with done)
 	done           chan struct{} // the helper has exited and was reaped
 
@@ -71,7 +72,7 @@ type process struct {
 
 // helperStatus is what the helper reported on the control socket.
 type helperStatus struct {
-	pgid    int    // the command's process group, once the shell started
+	pgid    int    // the command's process group, once the shell started (in the helper's PID namespace)
 	denied  string // the sandbox could not be set up
 	failure string // the helper could not start the shell
 	exited  bool   // the shell exited and the helper tore the command down
@@ -187,19 +188,24 @@ func startProcess(spec runSpec) (*process, error) {
 	defer errW.Close()
 
 	argv := []string{spec.shell, "-c", spec.command}
+	attr := &syscall.SysProcAttr{Setpgid: true}
+	pidns := spec.sandbox != nil && spec.sandbox.namespaces
+	if pidns {
+		attr = sandboxSysProcAttr(spec.sandbox.network)
+	}
 	cmd := &exec.Cmd{
 		// /proc/self/exe is this very binary, even if its file was
 		// replaced or removed since the plugin started.
 		Path:        "/proc/self/exe",
-		Args:        append([]string{os.Args[0]}, helperArgs(killGrace, spec.writable, argv)...),
+		Args:        append([]string{os.Args[0]}, helperArgs(killGrace, spec.sandbox, argv)...),
 		Dir:         spec.dir,
 		Env:         append(spec.env[:len(spec.env):len(spec.env)], helperEnv+"=1"),
 		Stdout:      outW,
 		Stderr:      errW,
 		ExtraFiles:  []*os.File{helperEnd},
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		SysProcAttr: attr,
 	}
-	p := &process{cmd: cmd, ctl: ctl, stdout: outR, stderr: errR, started: make(chan struct{}), done: make(chan struct{})}
+	p := &process{cmd: cmd, ctl: ctl, stdout: outR, stderr: errR, pidns: pidns, started: make(chan struct{}), done: make(chan struct{})}
 
 	running.Lock()
 	if running.closed {
@@ -279,10 +285,12 @@ func (p *process) stop() {
 	}
 }
 
-// kill ends the helper and the command's process group at once.
+// kill ends the helper and the command's process group at once. A
+// helper in a PID namespace takes every process there along when it dies
+// (and its pgid is a number of that namespace, not the plugin's).
 func (p *process) kill() {
 	_ = p.cmd.Process.Kill()
-	if st := p.result(); st.pgid > 0 && !st.exited {
+	if st := p.result(); !p.pidns && st.pgid > 0 && !st.exited {
 		_ = unix.Kill(-st.pgid, syscall.SIGKILL)
 	}
 }
@@ -293,7 +301,7 @@ func (p *process) kill() {
 // re-parented to the plugin.
 func (p *process) backstop() {
 	st := p.result()
-	if st.exited || st.pgid == 0 {
+	if st.exited || st.pgid == 0 || p.pidns {
 		return
 	}
 	_ = unix.Kill(-st.pgid, syscall.SIGKILL)
@@ -334,6 +342,7 @@ func shutdown() {
 		p.kill()
 	}
 	killChildren(killWait)
+	removePrivateTemp()
 }
 
 // killChildren sends SIGKILL to the plugin's children and reaps them, over

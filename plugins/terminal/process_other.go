@@ -18,9 +18,13 @@ func execute(context.Context, runSpec) (outcome, error) {
 	return outcome{}, sdk.Errorf(sdk.KindInternal, "terminal: commands run on Linux only, not on %s", runtime.GOOS)
 }
 
-func sandboxAvailable() error { return errors.New("Landlock exists on Linux only") }
+type sandboxSpec struct{}
 
-func sandboxWritable(string) []string { return nil }
+func (*sandboxSpec) tmpDir() string { return "" }
+
+func planSandbox(config) (*sandboxSpec, string, error) {
+	return nil, "", errors.New("terminal: the sandbox exists on Linux only")
+}
 
 func shutdown() {}
 

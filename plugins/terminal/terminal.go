@@ -33,7 +33,7 @@ type runSpec struct {
 	command  string
 	dir      string
 	env      []string
-	writable []string // nil: no sandbox
+	sandbox  *sandboxSpec // nil: no sandbox
 	timeout  time.Duration
 	progress sdk.Progress
 }
@@ -141,12 +141,17 @@ func (t *terminal) run(ctx context.Context, call sdk.Call, progress sdk.Progress
 		progress: progress,
 	}
 	if cfg.sandbox == sandboxWorkspaceWrite {
-		if err := sandboxAvailable(); err != nil {
-			return sdk.Result{}, sdk.Errorf(sdk.KindDenied,
-				`terminal: sandbox = "workspace-write" is configured but cannot be enforced: %v. The command did not run; `+
-					`set sandbox = "off" in the terminal plugin's config to run commands unsandboxed`, err)
+		sb, note, err := planSandbox(cfg)
+		if err != nil {
+			return sdk.Result{}, sdk.Errorf(sdk.KindInternal, "%v", err)
 		}
-		spec.writable = sandboxWritable(cfg.workspace)
+		if note != "" {
+			notes = append(notes, note)
+		}
+		if sb != nil {
+			spec.sandbox = sb
+			spec.env = withEnv(spec.env, "TMPDIR", sb.tmpDir())
+		}
 	}
 	out, err := execute(ctx, spec)
 	return result(args.Command, out, err, timeout, notes), nil

@@ -31,5 +31,6 @@ agent "a" {
     terminal   = "maybe"        # ERROR: Invalid terminal value
     unattended = "ask"          # ERROR: Invalid unattended value
     sandbox    = "landlock"     # ERROR: Invalid sandbox value
+    network    = "yes"          # ERROR: Incorrect attribute value type
   }
 }

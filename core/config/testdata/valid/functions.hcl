@@ -31,6 +31,7 @@ agent "writer" {
     terminal   = "deny"
     unattended = "defer"
     sandbox    = "workspace-write"
+    network    = true
   }
 }
 

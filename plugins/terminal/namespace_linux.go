@@ -1,0 +1,249 @@
+package terminal
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// The namespaced sandbox. The plugin starts the helper in new user, mount,
+// PID and (unless the agent allows the network) network namespaces; the
+// helper, PID 1 there, rebuilds its view of the file system before it
+// starts the shell:
+//
+//	/                    every mount read-only (mount_setattr, recursively)
+//	workspace            the real directory, writable (a clone of its mount
+//	                     tree taken before / turned read-only)
+//	protected paths      in the workspace: read-only bind mounts; each of
+//	                     their ancestors below the workspace is a mount
+//	                     point of its own, so it cannot be renamed away
+//	/tmp                 the plugin's private temp dir (the host's /tmp and
+//	                     the daemon sockets in it are hidden)
+//	/dev/shm             a fresh tmpfs
+//	/proc                a fresh procfs: only the sandbox's own processes
+//
+// A read-only mount refuses every change to files beneath it, metadata
+// included (chmod, chown, utimes, setxattr), which Landlock does not
+// govern. The helper then drops every capability, so the command cannot
+// undo any of it.
+
+// sandboxCloneFlags are the namespaces of a sandboxed command.
+func sandboxCloneFlags(network bool) uintptr {
+	flags := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID)
+	if !network {
+		flags |= unix.CLONE_NEWNET
+	}
+	return flags
+}
+
+// sandboxSysProcAttr is how the plugin starts a namespaced helper: the
+// plugin's uid and gid map to themselves inside (no new privilege on any
+// file), and the helper keeps, through its exec, the capabilities it needs
+// to set the sandbox up in its own namespaces (it drops them all before the
+// shell starts).
+func sandboxSysProcAttr(network bool) *syscall.SysProcAttr {
+	uid, gid := os.Getuid(), os.Getgid()
+	return &syscall.SysProcAttr{
+		Setpgid:                    true,
+		Cloneflags:                 sandboxCloneFlags(network),
+		UidMappings:                []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings:                []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+		GidMappingsEnableSetgroups: false,
+		AmbientCaps:                []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP, unix.CAP_NET_ADMIN},
+	}
+}
+
+// enterNamespaces builds the sandbox's file system view and network (see
+// above). It runs in the helper, PID 1 of the new namespaces.
+func enterNamespaces(opts helperOptions) error {
+	if os.Getpid() != 1 {
+		return errors.New("the helper is not the first process of a PID namespace of its own")
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make the mounts private: %w", err)
+	}
+	// Clones of the writable trees, taken while they are still writable.
+	ws, err := cloneTree(opts.workspace)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(ws)
+	tmp, err := cloneTree(opts.tmp)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(tmp)
+
+	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE,
+		&unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID}); err != nil {
+		return fmt.Errorf("make / read-only: %w", err)
+	}
+	if err := attach(tmp, "/tmp"); err != nil {
+		return err
+	}
+	if isDir("/dev/shm") {
+		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+			return fmt.Errorf("mount a tmpfs on /dev/shm: %w", err)
+		}
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mount a procfs of the sandbox's own on /proc: %w", err)
+	}
+	// A workspace in /tmp lies in the temp dir just mounted: it needs a
+	// mount point there.
+	if !isDir(opts.workspace) {
+		if err := os.MkdirAll(opts.workspace, 0o700); err != nil {
+			return fmt.Errorf("mount point for the workspace: %w", err)
+		}
+	}
+	if err := attach(ws, opts.workspace); err != nil {
+		return err
+	}
+	if err := protect(opts.workspace, opts.protect); err != nil {
+		return err
+	}
+	if !opts.network {
+		if err := loopbackUp(); err != nil {
+			return err
+		}
+	}
+	// Nothing in the sandbox may read the helper's memory: it holds
+	// capabilities in the namespaces on its other threads.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("make the helper non-dumpable: %w", err)
+	}
+	return nil
+}
+
+// cloneTree returns a detached copy of the mount tree at path.
+func cloneTree(path string) (int, error) {
+	fd, err := unix.OpenTree(unix.AT_FDCWD, path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+	if err != nil {
+		return -1, fmt.Errorf("clone the mount of %s: %w", path, err)
+	}
+	return fd, nil
+}
+
+// attach mounts the detached tree fd on path.
+func attach(fd int, path string) error {
+	if err := unix.MoveMount(fd, "", unix.AT_FDCWD, path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		return fmt.Errorf("mount on %s: %w", path, err)
+	}
+	return nil
+}
+
+// bindSelf mounts path on itself, read-only if asked.
+func bindSelf(path string, readOnly bool) error {
+	fd, err := cloneTree(path)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if readOnly {
+		if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE,
+			&unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+			return fmt.Errorf("make %s read-only: %w", path, err)
+		}
+	}
+	return attach(fd, path)
+}
+
+// protect makes the protected paths in the workspace read-only. Paths
+// outside it are read-only with the rest of /; paths that do not exist
+// cannot be mount points and are left alone (see docs/security.md). The
+// directories between the workspace and a protected path become mount
+// points too: a mount point cannot be renamed or removed, so the command
+// cannot move a protected path's parent away and put a forgery in its
+// place.
+func protect(workspace string, paths []string) error {
+	var inside []string
+	for _, p := range paths {
+		rel, err := filepath.Rel(workspace, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			continue
+		}
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		inside = append(inside, p)
+	}
+	// Shallow paths first: a protected directory is read-only before the
+	// paths beneath it are handled.
+	slices.SortFunc(inside, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
+	done := map[string]bool{}
+	for _, p := range inside {
+		rel, _ := filepath.Rel(workspace, p)
+		dir := workspace
+		parts := strings.Split(rel, string(filepath.Separator))
+		for _, part := range parts[:len(parts)-1] {
+			dir = filepath.Join(dir, part)
+			if done[dir] {
+				continue
+			}
+			if err := bindSelf(dir, false); err != nil {
+				return fmt.Errorf("protect %s: %w", p, err)
+			}
+			done[dir] = true
+		}
+		if err := bindSelf(p, true); err != nil {
+			return fmt.Errorf("protect %s: %w", p, err)
+		}
+		done[p] = true
+	}
+	return nil
+}
+
+// loopbackUp brings up lo, the only interface of a new network namespace.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("loopback: %w", err)
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return fmt.Errorf("loopback: %w", err)
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("loopback: get flags: %w", err)
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("loopback: bring up: %w", err)
+	}
+	return nil
+}
+
+// dropCapabilities leaves the calling thread, and the shell it forks,
+// without any capability, now or after an exec (even of a set-user-ID or
+// file-capability program, which no_new_privs already disarms).
+func dropCapabilities() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clear the ambient capabilities: %w", err)
+	}
+	for c := 0; ; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
+			if errors.Is(err, unix.EINVAL) && c > unix.CAP_SETPCAP {
+				break // past the last capability the kernel knows
+			}
+			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
+		}
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("drop the capabilities: %w", err)
+	}
+	return nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}

@@ -1,0 +1,184 @@
+package terminal
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// sandboxSpec is how the helper confines one command.
+type sandboxSpec struct {
+	namespaces bool     // user, mount, PID (and network) namespaces
+	network    bool     // keep the plugin's network namespace
+	landlock   []string // Landlock's writable paths; nil: no Landlock
+	seccomp    bool
+	workspace  string
+	tmp        string // the plugin's private temp dir (on the host)
+	protect    []string
+}
+
+func (s *sandboxSpec) args() []string {
+	var args []string
+	for _, p := range s.landlock {
+		args = append(args, "-write", p)
+	}
+	if s.seccomp {
+		args = append(args, "-seccomp")
+	}
+	if s.namespaces {
+		args = append(args, "-namespaces", "-workspace", s.workspace, "-tmp", s.tmp)
+		if s.network {
+			args = append(args, "-network")
+		}
+		for _, p := range s.protect {
+			args = append(args, "-protect", p)
+		}
+	}
+	return args
+}
+
+// tmpDir is the command's TMPDIR: its private temp dir, which the
+// namespaced sandbox mounts on /tmp.
+func (s *sandboxSpec) tmpDir() string {
+	if s.namespaces {
+		return "/tmp"
+	}
+	return s.tmp
+}
+
+// planSandbox decides how a command of cfg is sandboxed on this machine,
+// and the note that says what is missing when the kernel falls short
+// (empty when nothing is). A nil spec runs the command unsandboxed.
+func planSandbox(cfg config) (*sandboxSpec, string, error) {
+	tmp, err := privateTemp()
+	if err != nil {
+		return nil, "", err
+	}
+	nsErr := namespaceSupport(cfg.workspace, tmp)
+	llErr := sandboxAvailable()
+	if nsErr != nil && llErr != nil {
+		return nil, fmt.Sprintf("note: no sandbox on this system (namespaces: %v; Landlock: %v): the command ran unsandboxed", nsErr, llErr), nil
+	}
+	spec := &sandboxSpec{seccomp: seccompArch != 0, workspace: cfg.workspace, tmp: tmp, protect: cfg.protected, network: cfg.network}
+	var note string
+	switch {
+	case nsErr == nil:
+		spec.namespaces = true
+		if llErr == nil {
+			spec.landlock = sandboxWritable(cfg.workspace, "/tmp")
+		} else {
+			note = fmt.Sprintf("note: the sandbox runs without Landlock here (%v): device files are not confined", llErr)
+		}
+	default:
+		spec.landlock = sandboxWritable(cfg.workspace, tmp)
+		note = fmt.Sprintf("note: the sandbox is partial here (namespaces: %v): writes outside the workspace are refused, "+
+			"but protected paths in it, file metadata, other processes and the network are not confined", nsErr)
+	}
+	if !spec.seccomp {
+		note = strings.TrimSpace(note + " note: UNIX sockets are not confined on this architecture")
+	}
+	return spec, note, nil
+}
+
+var privateTempDir struct {
+	sync.Mutex
+	path string
+}
+
+// privateTemp is the plugin's private temp dir, made on first use (mode
+// 0700) and removed at shutdown: sandboxed commands write their temporary
+// files there, never to the host's shared temp dir.
+func privateTemp() (string, error) {
+	privateTempDir.Lock()
+	defer privateTempDir.Unlock()
+	if privateTempDir.path != "" {
+		if _, err := os.Stat(privateTempDir.path); err == nil {
+			return privateTempDir.path, nil
+		}
+	}
+	dir, err := os.MkdirTemp("", "harness-terminal-")
+	if err != nil {
+		return "", fmt.Errorf("terminal: the sandbox's temp dir: %w", err)
+	}
+	privateTempDir.path = dir
+	return dir, nil
+}
+
+func removePrivateTemp() {
+	privateTempDir.Lock()
+	defer privateTempDir.Unlock()
+	if privateTempDir.path != "" {
+		_ = os.RemoveAll(privateTempDir.path)
+		privateTempDir.path = ""
+	}
+}
+
+var namespaceProbe struct {
+	once sync.Once
+	err  error
+}
+
+// probeNamespaces is the probe namespaceSupport runs once; tests replace
+// it to play a kernel without user namespaces.
+var probeNamespaces = runNamespaceProbe
+
+// namespaceSupport says why the namespaced sandbox cannot be set up here,
+// or nil. It finds out once per plugin process, by setting it up.
+func namespaceSupport(workspace, tmp string) error {
+	namespaceProbe.once.Do(func() { namespaceProbe.err = probeNamespaces(workspace, tmp) })
+	return namespaceProbe.err
+}
+
+// runNamespaceProbe starts a helper that sets the namespaced sandbox up
+// and exits without running anything.
+func runNamespaceProbe(workspace, tmp string) error {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("control socket: %w", err)
+	}
+	ctl := os.NewFile(uintptr(fds[0]), "control")
+	defer ctl.Close()
+	helperEnd := os.NewFile(uintptr(fds[1]), "control")
+	spec := &sandboxSpec{namespaces: true, seccomp: seccompArch != 0, workspace: workspace, tmp: tmp}
+	cmd := &exec.Cmd{
+		Path:        "/proc/self/exe",
+		Args:        append([]string{os.Args[0], helperArg, "-probe"}, spec.args()...),
+		Dir:         workspace,
+		Env:         []string{helperEnv + "=1"},
+		ExtraFiles:  []*os.File{helperEnd},
+		SysProcAttr: sandboxSysProcAttr(false),
+	}
+	err = cmd.Start()
+	helperEnd.Close()
+	if err != nil {
+		return fmt.Errorf("cannot create them: %w (user namespaces may be disabled, e.g. by the user.max_user_namespaces "+
+			"or kernel.apparmor_restrict_unprivileged_userns sysctl)", err)
+	}
+	var lines []string
+	sc := bufio.NewScanner(ctl)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	werr := cmd.Wait()
+	for _, l := range lines {
+		if msg, ok := strings.CutPrefix(l, "denied "); ok {
+			return errors.New(msg)
+		}
+		if l == "ready" && werr == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("the probe helper ended with %v and said %q", werr, strings.Join(lines, "; "))
+}
+
+// resetNamespaceProbe forgets what the probe found (for tests).
+func resetNamespaceProbe() {
+	namespaceProbe.once = sync.Once{}
+	namespaceProbe.err = nil
+}
