@@ -17,6 +17,14 @@ func Classify(command string, p Policy) Verdict {
 		lang = syntax.LangBash
 	}
 	s.script(command, lang, 0)
+	if p.Dialect == POSIX {
+		// sh is bash on some systems, and bash in POSIX mode still has
+		// $[ ], [[ ]] and arrays: what bash would evaluate as code blocks
+		// an sh command too.
+		asBash := &scan{parsed: true}
+		asBash.script(command, syntax.LangBash, 0)
+		s.blockers = append(s.blockers, asBash.blockers...)
+	}
 
 	v := Verdict{Parsed: s.parsed, Commands: make([]SimpleCommand, len(s.calls))}
 	for i, cl := range s.calls {

@@ -242,7 +242,7 @@ func TestClassify(t *testing.T) {
 		{"terminal allow", "curl -s https://example.com", terminalAllow, Allow, `terminal = "allow"`},
 		{"ask names the command", "curl x", allowEcho, Ask, `needs approval: "curl x" matches no allow_commands`},
 		{"unknown terminal value is ask", "curl x", with(func(p *Policy) { p.Terminal = "yes" }), Ask, ""},
-		{"too deep", strings.Repeat("sh -c '", 1) + "eval eval eval eval eval ls'", terminalAllow, Ask, "needs approval: shell scripts nest deeper than 4 levels"},
+		{"too deep", nested("ls", 5), terminalAllow, Ask, "needs approval: shell scripts nest deeper than 4 levels"},
 
 		{"unparsable", "ls 'unterminated", terminalAllow, Ask, "unparsable"},
 		{"unparsable with allow", "ls 'unterminated", allowEcho, Ask, "unparsable"},
@@ -289,6 +289,14 @@ func TestClassify(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nested wraps command in depth levels of sh -c.
+func nested(command string, depth int) string {
+	for range depth {
+		command = "sh -c '" + strings.ReplaceAll(command, "'", `'\''`) + "'"
+	}
+	return command
 }
 
 func TestVerdictDescribesCommand(t *testing.T) {

@@ -18,8 +18,9 @@
 //  1. Deny: a simple command matches a deny_commands pattern; terminal is
 //     "deny"; a redirection writes a file outside the workspace.
 //  2. Ask, whatever the rest says, when the command does not parse (Rule
-//     "unparsable"), or when something it runs or writes is known only when
-//     it runs (see Expansions).
+//     "unparsable"), when something it runs or writes is known only when
+//     it runs (see Expansions), or when it has the shell run code the
+//     command line does not show (see Code the shell evaluates).
 //  3. Allow by allow_commands: every simple command is covered by a pattern,
 //     no variable is set, and every file redirection lands inside
 //     permissions.write. A command line with no simple command at all is not
@@ -89,6 +90,43 @@
 // programs it runs, and PATH, LD_PRELOAD, GOFLAGS, GIT_SSH_COMMAND and many
 // more decide what those programs execute. terminal = "allow" still approves
 // it.
+//
+// # Code the shell evaluates
+//
+// Some constructs make the shell run code the command line does not show.
+// They are blockers: no allow rule and not terminal = "allow" approves them,
+// a person must (deny rules still apply first).
+//
+//   - Arithmetic on anything but literal numbers: $(( )), $[ ], (( )),
+//     let, for (( )), the sides of -eq, -lt and the other arithmetic
+//     comparisons of [[ ]], array subscripts (${a[i]}, a[i]=, ([i]=v)) and
+//     the offset and length of ${x:off:len}. bash evaluates the text of a
+//     variable used there as arithmetic again, and an array subscript in it
+//     runs commands: with out/p.txt holding a[$(touch X)],
+//     `ls $(( $(<out/p.txt) ))` runs touch.
+//   - Names bash looks up with their subscript: ${!x}, [[ -v ]], test -v
+//     and -R, printf -v, read, getopts, wait -p, unset, mapfile and
+//     declare/local/typeset with a name known only when it runs or with a
+//     subscript that is not a number; declare -i and -n; test or [ with a
+//     word that may split into several (an unquoted expansion or glob) or
+//     that may be -v; printf whose first word, which may be -v, is an
+//     expansion followed by more words; ${x@P} and zsh expansion flags
+//     and glob qualifiers.
+//   - Builtins that run code from elsewhere or change what a name runs:
+//     source and ., eval, trap with an action, enable, alias with a
+//     definition, hash -p, complete, compgen, bind, fc, mapfile -C.
+//   - Variables that make a shell run code: BASH_ENV, ENV, PROMPT_COMMAND,
+//     PS0, PS1, PS2, PS4, SHELLOPTS, BASHOPTS, BASH_LOADABLES_PATH and
+//     BASH_FUNC_*, however they are set (X=…, export, env, read,
+//     ${X:=…}). IFS is not among them: it only changes how values known
+//     only at run time are split, and those are never trusted anyway.
+//   - Redirections to or from bash's network paths /dev/tcp/HOST/PORT and
+//     /dev/udp/HOST/PORT, in any direction, and reads from a place known
+//     only when the command runs (which may be one).
+//
+// A command classified for sh is also read as bash would read it, because
+// sh is bash on some systems and bash in POSIX mode keeps $[ ], [[ ]] and
+// arrays.
 //
 // # Redirections
 //

@@ -2,6 +2,7 @@ package shellpolicy
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -10,10 +11,13 @@ import (
 //   - with deny_commands = ["rm *"], a command whose parse shows rm is denied,
 //     even under terminal = "allow";
 //   - with allow_commands = ["ls *"] and no write globs, an allowed command
-//     runs only ls and writes no file.
+//     runs only ls, writes no file and opens no /dev/tcp or /dev/udp path.
 func FuzzClassify(f *testing.F) {
 	for _, b := range bypasses {
 		f.Add(b.command)
+	}
+	for _, a := range codeAttacks {
+		f.Add(a.command)
 	}
 	ws, err := filepath.EvalSymlinks(f.TempDir())
 	if err != nil {
@@ -59,5 +63,8 @@ func checkAllowLs(t *testing.T, command string, p Policy, v Verdict) {
 	}
 	if len(v.Writes) > 0 {
 		t.Fatalf("Classify(%q) = allow (%s), but it writes %q", command, v.Rule, v.Writes)
+	}
+	if strings.Contains(command, "/dev/tcp") || strings.Contains(command, "/dev/udp") {
+		t.Fatalf("Classify(%q) = allow (%s), but it may open a network connection", command, v.Rule)
 	}
 }

@@ -2,6 +2,7 @@ package shellpolicy
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -44,6 +45,42 @@ func (s *scan) setVariable(name string) {
 	if s.variable == "" {
 		s.variable = name
 	}
+	if why, ok := codeVariable(name); ok {
+		s.block("sets %s, %s", name, why)
+	}
+}
+
+// codeVariables make a shell run code they hold or name, now or in the
+// shells the command starts: BASH_ENV and ENV name a file a shell sources,
+// PS4 is expanded (command substitutions included) before every traced
+// command, SHELLOPTS and BASHOPTS turn on options such as xtrace in child
+// shells. IFS is not here: it changes how values known only when the command
+// runs are split, and those values are never trusted anyway.
+var codeVariables = map[string]string{
+	"BASH_ENV":            "a file every non-interactive bash runs first",
+	"ENV":                 "a file an interactive sh runs first",
+	"PROMPT_COMMAND":      "code the shell runs before each prompt",
+	"PS0":                 "a prompt the shell expands, command substitutions included",
+	"PS1":                 "a prompt the shell expands, command substitutions included",
+	"PS2":                 "a prompt the shell expands, command substitutions included",
+	"PS4":                 "a prompt the shell expands before every traced command, command substitutions included",
+	"SHELLOPTS":           "options every child bash turns on",
+	"BASHOPTS":            "options every child bash turns on",
+	"BASH_LOADABLES_PATH": "where enable loads builtins from",
+}
+
+// codeVariable reports why setting name lets a shell run code the policy
+// cannot see. BASH_FUNC_NAME%% in the environment defines a function in
+// every child bash.
+func codeVariable(name string) (string, bool) {
+	if strings.HasPrefix(name, "BASH_FUNC_") {
+		return "which defines a function in every child bash", true
+	}
+	why, ok := codeVariables[name]
+	if ok {
+		why = "which names " + why
+	}
+	return why, ok
 }
 
 // script parses src and scans every statement. Statements that parsed before
@@ -91,10 +128,28 @@ func (c *context) visit(n syntax.Node) bool {
 		c.setVariable(n.Name.Value)
 	case *syntax.LetClause:
 		c.clause("let", n)
+		c.arithm(n, n.Exprs...)
 	case *syntax.TestClause:
 		c.clause("[[", n)
 	case *syntax.ArithmCmd:
 		c.clause("((", n)
+		c.arithm(n, n.X)
+	case *syntax.ArithmExp:
+		c.arithm(n, n.X)
+	case *syntax.CStyleLoop:
+		c.arithm(n, n.Init, n.Cond, n.Post)
+	case *syntax.ParamExp:
+		c.paramExp(n)
+	case *syntax.Assign:
+		c.subscript(n, n.Index)
+	case *syntax.ArrayElem:
+		c.subscript(n, n.Index)
+	case *syntax.BinaryTest:
+		c.binaryTest(n)
+	case *syntax.UnaryTest:
+		c.unaryTest(n)
+	case *syntax.Word:
+		c.zshGlob(n)
 	}
 	return true
 }
@@ -123,12 +178,34 @@ func (c *context) declClause(d *syntax.DeclClause) {
 		switch {
 		case a.Name != nil:
 			c.setVariable(a.Name.Value)
-		case a.Value != nil && !strings.HasPrefix(a.Value.Lit(), "-"):
-			c.setVariable(sourceOf(c.src, a.Value))
+		case a.Value != nil:
+			w := c.wordOf(a.Value)
+			c.declArg(d.Variant.Value, w)
+			if w.dynamic || !isOption(w.text) {
+				c.setVariable(w.text)
+			}
 		}
 		words = append(words, word{text: sourceOf(c.src, a), dynamic: true})
 	}
-	c.add(call{words: words})
+	c.calls = append(c.calls, call{words: words})
+}
+
+// declArg checks one argument of declare and the like that is not a plain
+// NAME=VALUE: -i makes later assignments arithmetic, -n makes a name refer
+// to another (subscript and all), and a name known only when it runs may
+// hold a subscript bash evaluates.
+func (c *context) declArg(builtin string, w word) {
+	switch {
+	case !w.dynamic && isOption(w.text) && builtin != "export" && strings.ContainsAny(w.text, "in"):
+		c.block("%s %s makes bash evaluate later values of a variable as arithmetic or as a variable name", builtin, w.text)
+	case w.dynamic:
+		c.block("%s %s uses a variable name known only when it runs, which may hold an array subscript bash evaluates", builtin, w.text)
+	default:
+		name, _, _ := strings.Cut(w.text, "=")
+		if !isOption(w.text) && !plainName(name) {
+			c.block("%s %s uses a variable name with an array subscript bash evaluates", builtin, w.text)
+		}
+	}
 }
 
 // clause records a [[ ]], (( )) or let as a command named by its keyword, so
@@ -157,6 +234,7 @@ func (c *context) add(cl call) {
 		// Bash parses these as a DeclClause; POSIX sh, or bash after
 		// builtin or command, as a plain command.
 		for _, a := range cl.words[1:] {
+			c.declArg(cl.words[0].text, a)
 			if a.dynamic || !strings.HasPrefix(a.text, "-") {
 				name, _, _ := strings.Cut(a.text, "=")
 				c.setVariable(name)
@@ -166,13 +244,17 @@ func (c *context) add(cl call) {
 	c.calls = append(c.calls, cl)
 }
 
-// redirect records a redirection that writes a file. Duplicating or closing
-// a descriptor (2>&1, >&-), reading, here-documents and process substitution
-// write nothing.
+// redirect records a redirection that writes a file, and blocks one that
+// opens a network connection or reads from a place known only when it runs.
+// Duplicating or closing a descriptor (2>&1, >&-), here-documents and
+// process substitution write nothing.
 func (c *context) redirect(r *syntax.Redirect) {
+	writes := false
 	switch r.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob, syntax.AppClob,
 		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob, syntax.DplOut:
+		writes = true
+	case syntax.RdrIn:
 	default:
 		return
 	}
@@ -185,13 +267,31 @@ func (c *context) redirect(r *syntax.Redirect) {
 		}
 	}
 	w := c.wordOf(r.Word)
-	if r.Op == syntax.DplOut && !w.dynamic && isDescriptor(w.text) {
-		return
+	if socket(w.text) {
+		c.block("%q opens a network connection (bash's /dev/tcp and /dev/udp)", sourceOf(c.src, r))
 	}
-	if !w.dynamic && harmlessDevice[w.text] {
-		return
+	switch {
+	case !writes:
+		if w.dynamic {
+			c.block("where %q reads from is known only when it runs, and may be a network connection", sourceOf(c.src, r))
+		}
+	case r.Op == syntax.DplOut && !w.dynamic && isDescriptor(w.text), !w.dynamic && harmlessDevice[w.text]:
+	default:
+		c.writes = append(c.writes, w)
 	}
-	c.writes = append(c.writes, w)
+}
+
+// socket reports whether a redirection target may name one of bash's
+// network paths, /dev/tcp/HOST/PORT or /dev/udp/HOST/PORT. bash matches the
+// text as written, but a lexically equivalent spelling is refused too.
+func socket(target string) bool {
+	clean := path.Clean(target)
+	for _, dev := range []string{"/dev/tcp", "/dev/udp"} {
+		if strings.Contains(target, dev) || clean == dev || strings.HasPrefix(clean, dev+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 var harmlessDevice = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true}

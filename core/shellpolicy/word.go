@@ -11,6 +11,7 @@ import (
 type word struct {
 	text    string // the value without quotes when static, else the source text
 	dynamic bool   // the value is known only when the shell runs it
+	splits  bool   // it may become several words or none: an unquoted expansion or glob
 }
 
 // wordOf reads w, which comes from src: static words (literals and quotes,
@@ -28,7 +29,24 @@ func (c *context) wordOf(w *syntax.Word) word {
 	if v, ok := staticValue(w, c.lang); ok {
 		return word{text: v}
 	}
-	return word{text: src, dynamic: true}
+	return word{text: src, dynamic: true, splits: maySplit(w)}
+}
+
+// maySplit reports whether the dynamic word w may expand to several words or
+// none: only quoted expansions and plain literals stay one word.
+func maySplit(w *syntax.Word) bool {
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+		case *syntax.Lit:
+			if hasGlob(p.Value) {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // sourceOf returns the text of n in src.

@@ -93,6 +93,7 @@ func (c *context) resolve(cl call) {
 			continue
 		}
 		c.add(cl)
+		c.builtin(name, cl)
 		switch {
 		case name == "find":
 			c.findExec(cl)
@@ -144,7 +145,9 @@ func (c *context) unwrap(name string, w *wrapper, cl call) (call, bool) {
 
 // assignments skips the NAME=VALUE words of env and sudo, noting the variable.
 func (c *context) assignments(w *wrapper, rest []word) []word {
-	for w.assigns && len(rest) > 0 && !rest[0].dynamic && isAssignment(rest[0].text) {
+	// env takes every word with = before the command as an assignment,
+	// names bash could not use (BASH_FUNC_f%%) included.
+	for w.assigns && len(rest) > 0 && !rest[0].dynamic && strings.Contains(rest[0].text, "=") {
 		name, _, _ := strings.Cut(rest[0].text, "=")
 		c.setVariable(name)
 		rest = rest[1:]
@@ -325,11 +328,6 @@ func markDynamic(ws []word, placeholder string) []word {
 		}
 	}
 	return out
-}
-
-func isAssignment(s string) bool {
-	name, _, ok := strings.Cut(s, "=")
-	return ok && syntax.ValidName(name)
 }
 
 func joinWords(ws []word) string {
