@@ -18,12 +18,12 @@ func (c *cli) sessionsCommand() *cobra.Command {
 	var workspace string
 	var all bool
 	cmd := &cobra.Command{
-		Use:   "sessions list [--all | --workspace DIR] | show ID | events ID [--json]",
+		Use:   "sessions list [--all | --workspace DIR] | show ID | events ID [--json] | view ID [-o FILE] [--open]",
 		Short: "List recorded sessions, replay one, or print its events",
 		Long: "Sessions of every workspace are kept in one store, in the user's state folder\n" +
 			"(--state-dir, $" + session.EnvStateDir + ", $XDG_STATE_HOME/harness, ~/.local/state/harness).\n" +
 			"`list` shows the sessions of the workspace around the current folder (or of the workspaces\n" +
-			"inside it); `show` and `events` take a session id from any folder.",
+			"inside it); `show`, `events` and `view` take a session id from any folder.",
 	}
 	cmd.PersistentFlags().StringVar(&workspace, "workspace", "", "list the sessions of this workspace (default: the one around the current folder)")
 	var asJSON bool
@@ -78,6 +78,7 @@ func (c *cli) sessionsCommand() *cobra.Command {
 			},
 		},
 		events,
+		c.sessionsViewCommand(&workspace),
 	)
 	return cmd
 }

@@ -1,0 +1,5 @@
+package main
+
+import "os/exec"
+
+func openBrowser(path string) error { return exec.Command("open", path).Start() }
