@@ -47,7 +47,24 @@ need_mcp_servers() {
   npm ci --prefix .ci/npm --no-audit --no-fund --loglevel=error
 }
 
-services=(mcp_servers)
+# Headless Chromium from the OS packages, for the browser tests of
+# `harness sessions view` (internal/browsertest finds it on PATH).
+need_chromium() {
+  export HARNESS_TEST_BROWSER=required # the browser tests fail instead of skipping
+  if [ -n "${HARNESS_CHROMIUM:-}" ] || command -v chromium >/dev/null 2>&1 ||
+    command -v chromium-browser >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1; then
+    return 0
+  fi
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing Chromium for the browser tests (apt-get install chromium)"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    return 0
+  fi
+  die "no Chromium on PATH: the browser tests of sessions view need it; install the chromium package (or set HARNESS_CHROMIUM to a Chrome binary) and rerun"
+}
+
+services=(mcp_servers chromium)
 
 # ---- go test -------------------------------------------------------------
 

@@ -38,10 +38,14 @@ func Find() (path, reason string) {
 
 // New starts a headless Chromium for t and returns a browser tab's context,
 // bounded by timeout. The browser is gone when t ends. It skips t when
-// there is no Chromium.
+// there is no Chromium, or fails it when HARNESS_TEST_BROWSER=required
+// (scripts/test.sh sets it after installing Chromium).
 func New(t testing.TB, timeout time.Duration) context.Context {
 	t.Helper()
 	path, reason := Find()
+	if path == "" && os.Getenv("HARNESS_TEST_BROWSER") == "required" {
+		t.Fatal("HARNESS_TEST_BROWSER=required: " + reason)
+	}
 	if path == "" {
 		t.Skip("browser test skipped: " + reason)
 	}
