@@ -238,6 +238,8 @@ func (r *renderer) closing(sessionID string, out agent.Outcome, t agent.Totals) 
 		status = fmt.Sprintf("failed: %s", out.Err.Kind)
 	case out.Status == agent.StatusPending:
 		status = fmt.Sprintf("%d actions pending approval (harness actions list)", t.Pending)
+	case out.Status == session.StatusAbandoned:
+		status = "abandoned: the run that held it is gone (run --resume continues it)"
 	}
 	if out.Err != nil && out.Status == agent.StatusError && !r.shownError {
 		// The error event never reached this view (--json, or the store

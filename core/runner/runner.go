@@ -59,9 +59,13 @@ type Runner struct {
 
 	warmed  chan struct{} // closed when the agent's tool plugins have started
 	session string
-	rec     *recorder
-	loop    *agent.Loop
-	msgs    []sdk.Message
+	// lease is this run's hold on its session; stopBeat stops its
+	// heartbeat (nil while nothing is held).
+	lease    session.Lease
+	stopBeat func()
+	rec      *recorder
+	loop     *agent.Loop
+	msgs     []sdk.Message
 }
 
 // Open prepares a run: plugins are registered (not started), providers are
@@ -82,7 +86,7 @@ func Open(ctx context.Context, opts Options) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{opts: opts, cfg: cfg, agent: ag, host: host}
+	r := &Runner{opts: opts, cfg: cfg, agent: ag, host: host, lease: session.NewLease()}
 	cat, diags := catalog.New(cfg, host, opts.Builtins)
 	if diags.HasErrors() {
 		host.Close()
@@ -308,10 +312,22 @@ func (r *Runner) providerHandle(ctx context.Context, name string) (*pluginhost.P
 	return h, nil
 }
 
+// keepAlive refreshes the run's lease on its session until Close.
+func (r *Runner) keepAlive() {
+	r.stopBeat = r.store.KeepAlive(r.session, r.lease.Owner, func(err error) {
+		r.opts.Logger.Warn("session lease", "session", r.session, "error", err)
+	})
+}
+
 // Executor builds the tool executor of a recorded session, for actions a
-// person approves after its run (`harness actions approve`).
+// person approves after its run (`harness actions approve`). It holds the
+// session's lease until Close: a session that a live run holds is refused.
 func (r *Runner) Executor(ctx context.Context, sessionID string) (*tools.Executor, error) {
+	if err := r.store.Hold(ctx, sessionID, r.lease); err != nil {
+		return nil, err
+	}
 	r.session = sessionID
+	r.keepAlive()
 	if err := r.build(ctx); err != nil {
 		return nil, err
 	}
@@ -324,11 +340,12 @@ func (r *Runner) Start(ctx context.Context, task string) error {
 	if len(r.bindings) > 0 {
 		model = r.bindings[0].Name
 	}
-	info, err := r.store.CreateSession(ctx, session.SessionInfo{Agent: r.agent.Name, Model: model, ConfigPath: r.cfg.Path, Workspace: r.cfg.Workspace})
+	info, err := r.store.CreateSession(ctx, session.SessionInfo{Agent: r.agent.Name, Model: model, ConfigPath: r.cfg.Path, Workspace: r.cfg.Workspace, Lease: r.lease})
 	if err != nil {
 		return err
 	}
 	r.session = info.ID
+	r.keepAlive()
 	if err := r.build(ctx); err != nil {
 		e := sdk.AsError(err)
 		_ = r.rec.Record(ctx, "error", map[string]any{"kind": e.Kind, "message": e.Message})
@@ -353,7 +370,12 @@ func (r *Runner) Resume(ctx context.Context, id string) error {
 	if info.Agent != r.agent.Name {
 		return fmt.Errorf("session %s ran agent %q, not %q: pass --agent %s", info.ID, info.Agent, r.agent.Name, info.Agent)
 	}
+	// The lease first: the events read next are then this run's alone.
+	if err := r.store.ReopenSession(ctx, info.ID, "", r.lease); err != nil {
+		return err
+	}
 	r.session = info.ID
+	r.keepAlive()
 	events, err := r.store.Events(ctx, info.ID, 0)
 	if err != nil {
 		return err
@@ -361,9 +383,6 @@ func (r *Runner) Resume(ctx context.Context, id string) error {
 	rebuilt, err := agent.Rebuild(events)
 	if err != nil {
 		return fmt.Errorf("session %s: %w", info.ID, err)
-	}
-	if err := r.store.ReopenSession(ctx, info.ID, ""); err != nil {
-		return err
 	}
 	if err := r.build(ctx); err != nil {
 		return err
@@ -428,9 +447,14 @@ func (r *Runner) End(ctx context.Context, status string) error {
 	return errors.Join(err, r.store.EndSession(ctx, r.session, status, t.Turns))
 }
 
-// Close stops every plugin and closes the store.
+// Close stops every plugin, lets go of the session's lease and closes the
+// store.
 func (r *Runner) Close() error {
 	<-r.warmed
+	if r.stopBeat != nil {
+		r.stopBeat()
+		_ = r.store.Release(context.Background(), r.session, r.lease.Owner)
+	}
 	if r.bridge != nil {
 		r.bridge.Close()
 	}

@@ -45,7 +45,7 @@ func newStore(t testing.TB) *Store {
 func newSession(t testing.TB, s *Store) SessionInfo {
 	t.Helper()
 	info, err := s.CreateSession(context.Background(), SessionInfo{
-		Agent: "coder", Model: "flash", ConfigPath: "/cfg/agent.hcl", Workspace: "/ws",
+		Agent: "coder", Model: "flash", ConfigPath: "/cfg/agent.hcl", Workspace: "/ws", Lease: NewLease(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -68,6 +68,12 @@ var migrations = [][]string{
 		`ALTER TABLE sessions ADD COLUMN config_hash TEXT NOT NULL DEFAULT ''`,
 		`CREATE INDEX sessions_workspace ON sessions (workspace, started_at)`,
 	},
+	{ // 3: the lease of the runner that holds a session (lease.go)
+		`ALTER TABLE sessions ADD COLUMN lease_owner TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE sessions ADD COLUMN lease_pid INTEGER NOT NULL DEFAULT 0`,
+		`ALTER TABLE sessions ADD COLUMN lease_host TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE sessions ADD COLUMN lease_heartbeat INTEGER NOT NULL DEFAULT 0`,
+	},
 }
 
 // schemaVersion is the version this build writes.

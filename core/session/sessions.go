@@ -27,10 +27,14 @@ type SessionInfo struct {
 	Turns      int
 	Tokens     int64
 	CostUSD    float64
+	// Lease is the hold of the runner on the session (zero: none). Give
+	// one to CreateSession to hold the new session.
+	Lease Lease
 }
 
 // Session statuses. A session is created running and ended with one of the
-// others, the statuses of DESIGN §8 session.ended.
+// others, the statuses of DESIGN §8 session.ended. A running session whose
+// lease is not live reads as StatusAbandoned.
 var endStatuses = map[string]bool{
 	"completed":        true,
 	"limit":            true,
@@ -55,14 +59,20 @@ func (s *Store) CreateSession(ctx context.Context, info SessionInfo) (SessionInf
 	info.StartedAt = info.StartedAt.UTC()
 	info.Status = statusRunning
 	info.EndedAt = time.Time{}
+	info.Lease.Heartbeat = time.Time{}
+	if info.Lease.Owner != "" {
+		info.Lease.Heartbeat = fromNanos(time.Now().UnixNano())
+	}
 	err := s.write(ctx, "create session", func(tx *sql.Tx) error {
 		for range idAttempts {
 			info.ID = newSessionID(info.StartedAt)
 			res, err := tx.ExecContext(ctx, `INSERT INTO sessions
-				(id, agent, model, config_path, config_hash, workspace, status, started_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+				(id, agent, model, config_path, config_hash, workspace, status, started_at,
+				 lease_owner, lease_pid, lease_host, lease_heartbeat)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 				info.ID, info.Agent, info.Model, info.ConfigPath, info.ConfigHash, info.Workspace,
-				info.Status, info.StartedAt.UnixNano())
+				info.Status, info.StartedAt.UnixNano(),
+				info.Lease.Owner, info.Lease.PID, info.Lease.Host, heartbeatNanos(info.Lease))
 			if err != nil {
 				return err
 			}
@@ -78,9 +88,17 @@ func (s *Store) CreateSession(ctx context.Context, info SessionInfo) (SessionInf
 	return info, nil
 }
 
+func heartbeatNanos(l Lease) int64 {
+	if l.Owner == "" {
+		return 0
+	}
+	return l.Heartbeat.UnixNano()
+}
+
 const sessionColumns = `s.id, s.agent, s.model, s.config_path, s.config_hash, s.workspace, s.status,
 	s.started_at, s.ended_at, max(s.turns, coalesce(u.max_turn, 0)),
-	coalesce(u.tokens, 0), coalesce(u.cost, 0)
+	coalesce(u.tokens, 0), coalesce(u.cost, 0),
+	s.lease_owner, s.lease_pid, s.lease_host, s.lease_heartbeat
 	FROM sessions s LEFT JOIN (
 		SELECT session, max(turn) AS max_turn,
 			sum(prompt_tokens + completion_tokens) AS tokens, sum(cost_usd) AS cost
@@ -132,7 +150,8 @@ func (s *Store) EndSession(ctx context.Context, id, status string, turns int) er
 		return s.fail(op, fmt.Errorf("unknown end status %q (want completed, limit, error, interrupted or pending_approval)", status))
 	}
 	return s.write(ctx, op, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE sessions SET status = ?, turns = ?, ended_at = ?
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET status = ?, turns = ?, ended_at = ?,
+			lease_owner = '', lease_pid = 0, lease_host = '', lease_heartbeat = 0
 			WHERE id = ? AND status = ?`, status, turns, time.Now().UnixNano(), id, statusRunning)
 		if err != nil {
 			return err
@@ -148,22 +167,20 @@ func (s *Store) EndSession(ctx context.Context, id, status string, turns int) er
 	})
 }
 
-// ReopenSession marks the session id (the full id) running again, for a
-// resumed run; it may have ended with any status, or not at all when the
-// process that ran it died. configHash is the hash of the configuration
-// it continues under; "" keeps the recorded one.
-func (s *Store) ReopenSession(ctx context.Context, id, configHash string) error {
+// ReopenSession marks the session id (the full id) running again under
+// lease, for a resumed run; it may have ended with any status, or not at
+// all when the process that ran it died (abandoned). A session that a live
+// runner holds is refused with a *HeldError. configHash is the hash of the
+// configuration it continues under; "" keeps the recorded one.
+func (s *Store) ReopenSession(ctx context.Context, id, configHash string, lease Lease) error {
 	return s.write(ctx, "reopen session "+id, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE sessions SET status = ?, ended_at = NULL,
+		if err := take(ctx, tx, id, lease); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE sessions SET status = ?, ended_at = NULL,
 			config_hash = CASE WHEN ? = '' THEN config_hash ELSE ? END WHERE id = ?`,
 			statusRunning, configHash, configHash, id)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 1 {
-			return err
-		}
-		return notFound("session")
+		return err
 	})
 }
 
@@ -184,14 +201,22 @@ type scanner interface {
 
 func scanSession(r scanner) (SessionInfo, error) {
 	var (
-		info    SessionInfo
-		started int64
-		ended   sql.NullInt64
+		info      SessionInfo
+		started   int64
+		ended     sql.NullInt64
+		heartbeat int64
 	)
 	err := r.Scan(&info.ID, &info.Agent, &info.Model, &info.ConfigPath, &info.ConfigHash, &info.Workspace, &info.Status,
-		&started, &ended, &info.Turns, &info.Tokens, &info.CostUSD)
+		&started, &ended, &info.Turns, &info.Tokens, &info.CostUSD,
+		&info.Lease.Owner, &info.Lease.PID, &info.Lease.Host, &heartbeat)
 	if err != nil {
 		return SessionInfo{}, err
+	}
+	if heartbeat != 0 {
+		info.Lease.Heartbeat = fromNanos(heartbeat)
+	}
+	if info.Status == statusRunning && !info.Lease.Live(time.Now()) {
+		info.Status = StatusAbandoned
 	}
 	info.StartedAt = fromNanos(started)
 	if ended.Valid {

@@ -17,7 +17,7 @@ func TestSessionRoundTrip(t *testing.T) {
 	in := SessionInfo{
 		ID: "ignored", Status: "ignored",
 		Agent: "coder", Model: "flash", ConfigPath: "/home/u/proj/agent.hcl", Workspace: "/home/u/proj",
-		StartedAt: started,
+		StartedAt: started, Lease: NewLease(),
 	}
 	created, err := s.CreateSession(ctx, in)
 	if err != nil {
@@ -71,7 +71,7 @@ func TestSessionRoundTrip(t *testing.T) {
 		t.Errorf("second EndSession error = %v", err)
 	}
 
-	if err := s.ReopenSession(ctx, created.ID, ""); err != nil {
+	if err := s.ReopenSession(ctx, created.ID, "", NewLease()); err != nil {
 		t.Fatal(err)
 	}
 	reopened, _ := s.Session(ctx, created.ID)
@@ -100,7 +100,7 @@ func TestSessionErrors(t *testing.T) {
 		}, false, `config path "agent.hcl" is not absolute`},
 		{"unknown end status", func() error { return s.EndSession(ctx, info.ID, "done", 1) }, false, `unknown end status "done"`},
 		{"end unknown session", func() error { return s.EndSession(ctx, "s-nope", "completed", 1) }, true, "end session s-nope: session not found"},
-		{"reopen unknown session", func() error { return s.ReopenSession(ctx, "s-nope", "") }, true, "session not found"},
+		{"reopen unknown session", func() error { return s.ReopenSession(ctx, "s-nope", "", NewLease()) }, true, "session not found"},
 		{"unknown session", func() error { _, err := s.Session(ctx, "s-nope"); return err }, true, `session "s-nope"`},
 		{"empty id", func() error { _, err := s.Session(ctx, ""); return err }, true, "empty session id"},
 	}
