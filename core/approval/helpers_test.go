@@ -123,10 +123,11 @@ type env struct {
 }
 
 type envOptions struct {
-	perm  config.Permissions
-	yes   bool
-	asker approval.Asker
-	hooks []tools.Hook
+	perm      config.Permissions
+	yes       bool
+	asker     approval.Asker
+	hooks     []tools.Hook
+	protected []approval.Protected
 }
 
 func newEnv(t *testing.T, ws string, store *session.Store, o envOptions) *env {
@@ -147,6 +148,7 @@ func newEnv(t *testing.T, ws string, store *session.Store, o envOptions) *env {
 	rec := tools.SessionRecorder(store, info.ID)
 	p, err := approval.New(approval.Options{
 		Store: store, Session: info.ID, Workspace: ws, Permissions: o.perm, Recorder: rec, Yes: o.yes, Asker: o.asker,
+		Protected: o.protected,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -34,7 +34,9 @@ type Options struct {
 	Session     string // the session's full id
 	Workspace   string // absolute
 	Permissions config.Permissions
-	Recorder    tools.Recorder // action.proposed and action.decided; nil drops them
+	// Protected are the paths no call may modify (see Protected).
+	Protected []Protected
+	Recorder  tools.Recorder // action.proposed and action.decided; nil drops them
 	// Yes approves what no rule decided (--yes).
 	Yes bool
 	// Asker is the person at the terminal; nil when nobody can answer
@@ -50,6 +52,7 @@ type Pipeline struct {
 	perm      config.Permissions
 	workspace string // real path
 	policy    shellpolicy.Policy
+	guard     *guard
 	rec       tools.Recorder
 	log       hclog.Logger
 
@@ -94,6 +97,7 @@ func New(opts Options) (*Pipeline, error) {
 			WriteGlobs:    perm.Write,
 			Dialect:       hostDialect(),
 		},
+		guard:  newGuard(opts.Protected),
 		rec:    opts.Recorder,
 		log:    opts.Logger.Named("approval"),
 		always: map[string]bool{},

@@ -37,6 +37,8 @@ func (p *Pipeline) plan(req tools.ApprovalRequest) (plan, *sdk.Error) {
 		return p.planTerminal(req.Call)
 	case t.Origin == tools.OriginBuiltin && t.Spec.Name == writeFileTool:
 		return p.planWrite(req.Call)
+	case t.Origin == tools.OriginBuiltin && t.Spec.Writes:
+		return p.planBuiltinWrite(req), nil
 	case t.Origin == tools.OriginMCP:
 		return planBlock(req, KindMCP, fmt.Sprintf("mcp %q", t.Owner)), nil
 	case t.Spec.Writes || t.Spec.Executes:
@@ -62,7 +64,58 @@ func (p *Pipeline) planTerminal(call sdk.Call) (plan, *sdk.Error) {
 	default:
 		pl.reason = v.Rule
 	}
+	if pl.deny == "" {
+		p.guardTerminal(&pl, v)
+	}
 	return pl, nil
+}
+
+// guardTerminal refuses a command that redirects into a protected path or
+// runs a program that modifies the files it names on one; a command that
+// only names a protected path (`cat agent.hcl`) needs a person, never a
+// rule. Where a command writes without naming the file, the sandbox keeps
+// it off the protected paths.
+func (p *Pipeline) guardTerminal(pl *plan, v shellpolicy.Verdict) {
+	for _, w := range v.Writes {
+		if why := p.guard.refusal(p.workspace, w, false); why != "" {
+			pl.deny = "redirection into a protected path: " + why
+			return
+		}
+	}
+	for _, c := range v.Commands {
+		for _, a := range c.Args {
+			why := p.guard.refusal(p.workspace, argPath(a), modifiesFiles[c.Program])
+			switch {
+			case why == "":
+				continue
+			case modifiesFiles[c.Program]:
+				pl.deny = fmt.Sprintf("%s on a protected path: %s", c.Program, why)
+				return
+			}
+			pl.allow = ""
+			if !strings.HasPrefix(pl.reason, "names a protected path") {
+				pl.reason = "names a protected path: " + why
+			}
+		}
+	}
+}
+
+// argPath is the file an argument names: the value of --opt=FILE or
+// of=FILE, else the argument.
+func argPath(a string) string {
+	if i := strings.IndexByte(a, '='); i >= 0 && !strings.ContainsRune(a[:i], '/') {
+		return a[i+1:]
+	}
+	return a
+}
+
+// modifiesFiles are programs that create, change, move or delete the files
+// their arguments name.
+var modifiesFiles = map[string]bool{
+	"sed": true, "perl": true, "tee": true, "cp": true, "mv": true, "rm": true, "ln": true,
+	"install": true, "truncate": true, "dd": true, "chmod": true, "chown": true, "chgrp": true,
+	"touch": true, "rsync": true, "patch": true, "shred": true, "unlink": true, "rmdir": true,
+	"mkdir": true, "mkfifo": true, "setfattr": true, "chattr": true, "ed": true, "ex": true,
 }
 
 // terminalSignature is what "always" covers: the simple commands a parsed
@@ -90,6 +143,9 @@ func (p *Pipeline) planWrite(call sdk.Call) (plan, *sdk.Error) {
 	if err != nil {
 		return plan{}, sdk.Errorf(sdk.KindPathEscape, "write_file: %q is %v %s; write inside the workspace", args.Path, err, p.workspace)
 	}
+	if why := p.guard.refusal(p.workspace, args.Path, false); why != "" {
+		return plan{kind: KindWriteFile, summary: "write " + rel + " (protected)", signature: writeFileTool, deny: why}, nil
+	}
 	if shellpolicy.MatchWriteGlob(rel, p.perm.Write) != "" {
 		return plan{}, nil
 	}
@@ -103,6 +159,21 @@ func (p *Pipeline) planWrite(call sdk.Call) (plan, *sdk.Error) {
 		signature: writeFileTool,
 		reason:    reason,
 	}, nil
+}
+
+// planBuiltinWrite plans a built-in tool that writes the file its "path"
+// argument names (edit_file, …): refused on a protected path, otherwise
+// what its approval says.
+func (p *Pipeline) planBuiltinWrite(req tools.ApprovalRequest) plan {
+	var args struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(req.Call.Arguments, &args) == nil {
+		if why := p.guard.refusal(p.workspace, args.Path, false); why != "" {
+			return plan{kind: KindTool, summary: toolSummary(req.Call), signature: req.Tool.Spec.Name, deny: why}
+		}
+	}
+	return planBlock(req, KindTool, fmt.Sprintf("plugin %q", req.Tool.Owner))
 }
 
 // planBlock plans a tool whose plugin or mcp block sets approval.

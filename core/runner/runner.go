@@ -195,7 +195,9 @@ func (s streamer) Stream(ctx context.Context, h sdk.Handle, req sdk.StreamReques
 func (r *Runner) build(ctx context.Context) error {
 	r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink}
 	<-r.warmed
-	reg, err := tools.Build(ctx, tools.Setup{Config: r.cfg, Agent: r.agent, Catalog: r.catalog, Logger: r.opts.Logger})
+	protected := protectedPaths(r.cfg, r.store.Path(), r.opts.SelfExe)
+	reg, err := tools.Build(ctx, tools.Setup{Config: r.cfg, Agent: r.agent, Catalog: r.catalog, Logger: r.opts.Logger,
+		Protected: approval.ProtectedPaths(protected)})
 	if err != nil {
 		return err
 	}
@@ -210,7 +212,7 @@ func (r *Runner) build(ctx context.Context) error {
 	}
 	pipeline, err := approval.New(approval.Options{
 		Store: r.store, Session: r.session, Workspace: r.cfg.Workspace, Permissions: r.agent.Permissions,
-		Recorder: r.rec, Yes: r.opts.Yes, Asker: r.opts.Asker, Logger: r.opts.Logger,
+		Protected: protected, Recorder: r.rec, Yes: r.opts.Yes, Asker: r.opts.Asker, Logger: r.opts.Logger,
 	})
 	if err != nil {
 		return err

@@ -35,6 +35,9 @@ type Setup struct {
 	Agent   *config.Agent
 	Catalog *catalog.Catalog
 	Logger  hclog.Logger
+	// Protected are the absolute paths every tool plugin is told it must
+	// never modify (sdk.PluginConfig.Protected).
+	Protected []string
 }
 
 // Build returns a registry holding emit_artifact and every tool of the
@@ -154,7 +157,7 @@ func configure(ctx context.Context, s Setup, p catalog.Plugin) error {
 	if err != nil {
 		return err
 	}
-	if err := handle.Configure(ctx, sdk.PluginConfig{Workspace: s.Config.Workspace, Config: raw}); err != nil {
+	if err := handle.Configure(ctx, sdk.PluginConfig{Workspace: s.Config.Workspace, Config: raw, Protected: s.Protected}); err != nil {
 		return fmt.Errorf("plugin %q refused its configuration: %w", p.Spec.Name, err)
 	}
 	return nil

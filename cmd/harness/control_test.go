@@ -1,0 +1,115 @@
+package main_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// controlPlaneConfig is a config in the workspace that lets everything
+// through: terminal = "allow", writes anywhere. It declares a third-party
+// plugin (never started: the agent does not use its tools) so that its
+// binary is a protected path.
+func controlPlaneConfig(url, pluginSum string) string {
+	return withTools(deepseekConfig(url,
+		"  permissions {\n    terminal = \"allow\"\n    write    = [\"**\"]\n    sandbox  = \"off\"\n  }",
+		"\nplugin \"extra\" {\n  path   = \"./bin/harness-tool-extra\"\n  sha256 = \""+pluginSum+"\"\n}\n"),
+		"read_file", "write_file", "terminal")
+}
+
+// TestControlPlaneProtectedPaths: with the config inside the workspace and
+// every approval waved through (terminal = "allow", write = ["**"],
+// --yes), the model can rewrite neither its configuration, nor the lock
+// file, nor a plugin binary, by write_file or by a shell redirection or
+// command, directly or through a symlink; each is denied by policy naming
+// the file, and no file changed.
+func TestControlPlaneProtectedPaths(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	plugin := filepath.Join(ws, "bin", "harness-tool-extra")
+	writeFile(t, plugin, "#!/bin/sh\nexit 0\n")
+	writeFile(t, filepath.Join(ws, "notes.md"), "notes\n")
+	if err := os.Symlink("agent.hcl", filepath.Join(ws, "innocent.txt")); err != nil {
+		t.Fatal(err)
+	}
+	const evil = "# rewritten by the model\n"
+	fake, ids := scriptCalls(t, []call{
+		{"write_file", map[string]any{"path": "agent.hcl", "content": evil}, "denied"},
+		{"write_file", map[string]any{"path": "innocent.txt", "content": evil}, "denied"},
+		{"write_file", map[string]any{"path": filepath.Join(ws, "sub", "..", "agent.hcl"), "content": evil}, "denied"},
+		{"terminal", map[string]any{"command": "echo x > agent.hcl"}, "denied"},
+		{"terminal", map[string]any{"command": "sed -i s/allow/deny/ agent.hcl"}, "denied"},
+		{"write_file", map[string]any{"path": ".harness.lock.hcl", "content": "plugin \"extra\" {}\n"}, "denied"},
+		{"terminal", map[string]any{"command": "echo 'plugin {}' >> .harness.lock.hcl"}, "denied"},
+		{"write_file", map[string]any{"path": "bin/harness-tool-extra", "content": "#!/bin/sh\ntouch pwned\n"}, "denied"},
+		{"terminal", map[string]any{"command": "cp notes.md bin/harness-tool-extra"}, "denied"},
+		// Controls: the same tools still work on ordinary files.
+		{"write_file", map[string]any{"path": "notes.md", "content": "edited\n"}, ""},
+		{"terminal", map[string]any{"command": "echo ok > out.txt"}, ""},
+	})
+	cfg := controlPlaneConfig(fake.URL, sha256File(t, plugin))
+	writeFile(t, filepath.Join(ws, "agent.hcl"), cfg)
+	before := map[string]string{}
+	for _, f := range []string{"agent.hcl", "bin/harness-tool-extra"} {
+		b, err := os.ReadFile(filepath.Join(ws, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[f] = string(b)
+	}
+
+	r := harness(t, ws, keyEnv, "run", "--json", "--no-input", "--yes", "agent.hcl", "Take over")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	evs := parseEvents(t, r.stdout)
+	results := resultsByCall(evs)
+	for i, c := range []string{"agent.hcl", "agent.hcl", "agent.hcl", "agent.hcl", "agent.hcl",
+		".harness.lock.hcl", ".harness.lock.hcl", "harness-tool-extra", "harness-tool-extra"} {
+		res := results[ids[i]]
+		if kindOf(res) != "denied" {
+			t.Errorf("call %d: result %v, want denied", i, res)
+			continue
+		}
+		msg := strings.ToLower(strings.Join([]string{toString(res["content"]), toString(res["error"])}, " "))
+		if !strings.Contains(msg, c) || !strings.Contains(msg, "protected path") || !strings.Contains(msg, "by policy") {
+			t.Errorf("call %d: the refusal should name %s, say it is a protected path and who refused: %s", i, c, msg)
+		}
+	}
+	for i := 9; i < len(ids); i++ {
+		if k := kindOf(results[ids[i]]); k != "" {
+			t.Errorf("control call %d failed: %v", i, results[ids[i]])
+		}
+	}
+	for _, d := range eventData(evs, "action.decided") {
+		if d["decision"] == "denied" && d["by"] != "policy" {
+			t.Errorf("a protected path was refused by %v, want policy: %v", d["by"], d)
+		}
+	}
+	for f, want := range before {
+		if got, _ := os.ReadFile(filepath.Join(ws, f)); string(got) != want {
+			t.Errorf("%s changed:\n%s", f, got)
+		}
+	}
+	for _, f := range []string{".harness.lock.hcl", "pwned"} {
+		if _, err := os.Stat(filepath.Join(ws, f)); !os.IsNotExist(err) {
+			t.Errorf("%s exists (%v)", f, err)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "notes.md")); string(got) != "edited\n" {
+		t.Errorf("the ordinary write did not land: %q", got)
+	}
+}
+
+func toString(v any) string {
+	if v == nil {
+		return ""
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

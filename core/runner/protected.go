@@ -1,0 +1,62 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/harness-agent/harness/core/approval"
+	"github.com/harness-agent/harness/core/config"
+	"github.com/harness-agent/harness/core/session"
+)
+
+// protectedPaths lists the control plane of a run, which no tool call may
+// modify: the configuration files (and, for a directory configuration,
+// any .hcl file added to it), the lock file, every plugin and hook binary
+// the configuration declares, the harness binary that serves the built-in
+// plugins, the session store, and the workspace's legacy store while it
+// exists.
+func protectedPaths(cfg *config.Config, storePath, selfExe string) []approval.Protected {
+	var out []approval.Protected
+	add := func(path, why string) {
+		if path == "" {
+			return
+		}
+		if abs, err := filepath.Abs(path); err == nil {
+			out = append(out, approval.Protected{Path: abs, Why: why})
+		}
+	}
+	files := make([]string, 0, len(cfg.Files))
+	for name := range cfg.Files {
+		files = append(files, name)
+	}
+	sort.Strings(files)
+	for _, name := range files {
+		add(name, "a file of the agent's configuration")
+	}
+	if st, err := os.Stat(cfg.Path); err == nil && st.IsDir() {
+		out = append(out, approval.Protected{Path: cfg.Path, Why: "the agent's directory configuration", NewHCL: true})
+	}
+	add(filepath.Join(cfg.Dir, config.LockFileName), "the plugin lock file")
+	for _, p := range cfg.Plugins {
+		add(p.Path, "the binary of plugin "+quote(p.Name))
+	}
+	for _, h := range cfg.Hooks {
+		add(h.Path, "the binary of hook "+quote(h.Name))
+	}
+	if selfExe == "" {
+		selfExe, _ = os.Executable()
+	}
+	add(selfExe, "the harness binary, which serves the built-in plugins")
+	if storePath != "" {
+		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+			add(storePath+suffix, "the session store")
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Workspace, session.LegacyDir)); err == nil {
+		add(filepath.Join(cfg.Workspace, session.LegacyDir), "a session store of an older harness (delete it once you no longer need its sessions)")
+	}
+	return out
+}
+
+func quote(s string) string { return `"` + s + `"` }
