@@ -3,9 +3,12 @@ package main_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
 // controlPlaneConfig is a config in the workspace that lets everything
@@ -112,4 +115,46 @@ func toString(v any) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestControlPlaneAlwaysDoesNotCoverProtected answers "always" to a
+// write_file at a real terminal (a pty made by script(1)); the model's next
+// write_file, to agent.hcl, is still refused by policy without a question,
+// and agent.hcl is unchanged.
+func TestControlPlaneAlwaysDoesNotCoverProtected(t *testing.T) {
+	t.Parallel()
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) (util-linux) is not installed: no pseudo-terminal to answer at")
+	}
+	ws := t.TempDir()
+	const evil = "# rewritten\n"
+	fake := fakedeepseek.New(t,
+		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "call_1", Name: "write_file", Arguments: `{"path":"notes.md","content":"one\n"}`}}}),
+		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "call_2", Name: "write_file", Arguments: `{"path":"agent.hcl","content":"# rewritten\n"}`}}}),
+	)
+	fake.Repeat(answer)
+	cfg := withTools(deepseekConfig(fake.URL, "", ""), "read_file", "write_file")
+	writeFile(t, filepath.Join(ws, "agent.hcl"), cfg)
+
+	cmd := exec.Command(script, "-qec", harnessBin+" run agent.hcl 'Edit the notes'", "/dev/null")
+	cmd.Dir = ws
+	cmd.Env = testEnv(t, keyEnv)
+	cmd.Stdin = strings.NewReader("a\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("run at a pty: %v\n%s", err, out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "notes.md")); string(got) != "one\n" {
+		t.Fatalf("the write answered \"always\" did not land (%q):\n%s", got, out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "agent.hcl")); string(got) != cfg {
+		t.Errorf("agent.hcl changed after an \"always\":\n%s", got)
+	}
+	if n := strings.Count(string(out), "? approve"); n != 1 {
+		t.Errorf("asked %d times, want once (the protected write is refused without a question):\n%s", n, out)
+	}
+	if !strings.Contains(string(out), "protected path") {
+		t.Errorf("the refusal is not shown:\n%s", out)
+	}
 }
