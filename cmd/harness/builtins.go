@@ -1,6 +1,7 @@
 package main
 
 import (
+	anthropic "github.com/harness-agent/harness/plugins/provider-anthropic"
 	deepseek "github.com/harness-agent/harness/plugins/provider-deepseek"
 	script "github.com/harness-agent/harness/plugins/provider-script"
 	"github.com/harness-agent/harness/plugins/readfile"
@@ -27,6 +28,7 @@ var builtins = []builtin{
 	{catalog.Builtin{Name: "terminal", Kind: sdk.KindTool, Tools: []string{"terminal"}}, func() { sdk.ServeTool(terminal.New()) }},
 	{catalog.Builtin{Name: "search", Kind: sdk.KindTool, Tools: []string{"search_workspace"}}, func() { sdk.ServeTool(search.New()) }},
 	{catalog.Builtin{Name: "provider-deepseek", Kind: sdk.KindProvider}, func() { sdk.ServeProvider(deepseek.New()) }},
+	{catalog.Builtin{Name: "provider-anthropic", Kind: sdk.KindProvider}, func() { sdk.ServeProvider(anthropic.New()) }},
 	{catalog.Builtin{Name: "provider-script", Kind: sdk.KindProvider}, func() { sdk.ServeProvider(script.New()) }},
 }
 

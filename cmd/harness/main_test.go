@@ -282,7 +282,7 @@ func TestThirdPartyPluginIsLockedVerifiedAndDescribed(t *testing.T) {
 		t.Fatalf("describe: %+v", r)
 	}
 	r = harness(t, dir, env, "plugins", "list", "agent.hcl")
-	for _, want := range []string{"jsonquery", "json_query", "read_file", "provider-deepseek"} {
+	for _, want := range []string{"jsonquery", "json_query", "read_file", "provider-deepseek", "provider-anthropic"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("plugins list lacks %q:\n%s", want, r.stdout)
 		}

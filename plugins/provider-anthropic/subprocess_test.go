@@ -1,0 +1,90 @@
+package anthropic_test
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+
+	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/sdktest/fakeanthropic"
+)
+
+// startPlugin runs the standalone binary the way a host does: go-plugin
+// with the harness handshake, gRPC only, raised message limits.
+func startPlugin(t *testing.T) *sdk.ProviderClient {
+	t.Helper()
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  sdk.Handshake,
+		VersionedPlugins: sdk.HostPluginSets(),
+		Cmd:              exec.Command(pluginBinary(t)),
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		GRPCDialOptions:  sdk.GRPCDialOptions(),
+		Logger:           hclog.NewNullLogger(),
+	})
+	t.Cleanup(client.Kill)
+	rpc, err := client.Client()
+	if err != nil {
+		t.Fatalf("starting the plugin: %v", err)
+	}
+	raw, err := rpc.Dispense(sdk.KindProvider)
+	if err != nil {
+		t.Fatalf("dispense: %v", err)
+	}
+	return raw.(*sdk.ProviderClient)
+}
+
+// TestSubprocess replays every recorded stream through the real plugin
+// process.
+func TestSubprocess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts the plugin binary")
+	}
+	t.Parallel()
+	client := startPlugin(t)
+
+	models, err := client.Models(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, m := range models {
+		ids[m.ID] = m.Pricing != nil && m.Pricing.InputCacheWrite > m.Pricing.InputCacheMiss && m.ContextWindow > 0 && m.MaxOutput > 0 && m.SupportsTools
+	}
+	for _, id := range []string{"claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5", "claude-sonnet-4-5-20250929"} {
+		if !ids[id] {
+			t.Errorf("model %s missing or without metadata: %+v", id, models)
+		}
+	}
+
+	for _, name := range fixtureNames(t) {
+		t.Run(name, func(t *testing.T) {
+			srv := fakeanthropic.New(t, fakeanthropic.Fixture(t, fixture(t, name)))
+			checkFixture(t, name, connect(t, client, srv, sdk.PrepareRequest{}, nil).stream(t, userRequest("hi")))
+		})
+	}
+
+	t.Run("401 never shows the key", func(t *testing.T) {
+		srv := fakeanthropic.New(t, fakeanthropic.Scripted(fakeanthropic.Turn{Text: "unreachable"}))
+		srv.RequireKey("sk-ant-api03-another-key-entirely-0000000000")
+		got := connect(t, client, srv, sdk.PrepareRequest{}, nil).stream(t, userRequest("hi"))
+		wantError(t, got, sdk.KindAuth, "invalid x-api-key")
+		if strings.Contains(got.err.Message, testKey[len(testKey)-8:]) {
+			t.Errorf("the key leaks: %s", got.err.Message)
+		}
+	})
+
+	t.Run("stale handle after reconfiguring", func(t *testing.T) {
+		srv := fakeanthropic.New(t, fakeanthropic.Scripted(fakeanthropic.Turn{Text: "ok"}))
+		p := connect(t, client, srv, sdk.PrepareRequest{}, nil)
+		cfg, _ := json.Marshal(map[string]any{"api_key": testKey, "base_url": srv.URL})
+		if err := client.Configure(context.Background(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		wantError(t, p.stream(t, userRequest("hi")), sdk.KindStaleHandle, "prepare the call again")
+	})
+}

@@ -1,0 +1,297 @@
+package fakeanthropic
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Server is a running fake. Its URL is the base URL to configure
+// (requests go to URL+"/v1/messages" and URL+"/v1/models").
+type Server struct {
+	URL string
+
+	ts      *httptest.Server
+	closing chan struct{}
+	once    sync.Once
+
+	mu       sync.Mutex
+	queue    []Response
+	repeat   *Response
+	key      string
+	models   []string
+	minCache int64
+	cached   map[string]bool
+	requests []Request
+}
+
+// Request is what the fake received.
+type Request struct {
+	Method string
+	Path   string
+	Header http.Header
+	Body   map[string]any // the JSON body decoded; nil when it was not JSON
+	Raw    []byte         // the body as sent
+	// Usage is the prompt accounting of a messages request: what the
+	// fake reported (a scripted turn's own Usage aside).
+	Usage Usage
+	// Breakpoints is how many cache_control blocks the request carried.
+	Breakpoints int
+}
+
+// DefaultModels is what GET /v1/models lists unless SetModels changes it.
+var DefaultModels = []string{"claude-opus-4-5-20251101", "claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001"}
+
+// New starts a fake that answers message requests with queue, in order.
+// It is closed when the test ends.
+func New(tb testing.TB, queue ...Response) *Server {
+	tb.Helper()
+	s := &Server{closing: make(chan struct{}), queue: queue, models: DefaultModels, minCache: DefaultMinCacheTokens, cached: map[string]bool{}}
+	s.ts = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	s.URL = s.ts.URL
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Enqueue appends responses to the queue.
+func (s *Server) Enqueue(rs ...Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, rs...)
+}
+
+// Repeat makes r the answer to every request that finds the queue empty
+// (without it such a request gets a 500 error saying the script ran out).
+func (s *Server) Repeat(r Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.repeat = &r
+}
+
+// RequireKey makes the fake check "x-api-key: key" and answer 401 like the
+// API otherwise.
+func (s *Server) RequireKey(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.key = key
+}
+
+// SetModels sets the ids GET /v1/models lists.
+func (s *Server) SetModels(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = ids
+}
+
+// SetMinCacheTokens sets the shortest prefix that is cached (default
+// DefaultMinCacheTokens).
+func (s *Server) SetMinCacheTokens(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.minCache = n
+}
+
+// Requests returns every request received so far, in arrival order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Close stops the fake; streams still running (stalls, drips) end.
+func (s *Server) Close() {
+	s.once.Do(func() {
+		close(s.closing)
+		s.ts.Close()
+	})
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+	var body map[string]any
+	if json.Unmarshal(raw, &body) != nil {
+		body = nil
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Raw: raw})
+	seq := len(s.requests)
+	key := s.key
+	s.mu.Unlock()
+
+	if key != "" && r.Header.Get("X-Api-Key") != key {
+		s.write(w, r, StatusError(http.StatusUnauthorized), nil)
+		return
+	}
+	if r.Header.Get("Anthropic-Version") == "" {
+		s.write(w, r, HTTPError(http.StatusBadRequest, "invalid_request_error", "anthropic-version: header is required"), nil)
+		return
+	}
+	switch {
+	case r.URL.Path == "/v1/models" && r.Method == http.MethodGet:
+		s.listModels(w)
+	case r.URL.Path != "/v1/messages":
+		s.write(w, r, HTTPError(http.StatusNotFound, "not_found_error", "Not Found"), nil)
+	case r.Method != http.MethodPost:
+		s.write(w, r, HTTPError(http.StatusMethodNotAllowed, "invalid_request_error", "Method Not Allowed"), nil)
+	default:
+		s.messages(w, r, seq, raw)
+	}
+}
+
+func (s *Server) messages(w http.ResponseWriter, r *http.Request, seq int, raw []byte) {
+	var fields map[string]json.RawMessage
+	var req wireRequest
+	if json.Unmarshal(raw, &fields) != nil || json.Unmarshal(raw, &req) != nil {
+		s.write(w, r, HTTPError(http.StatusBadRequest, "invalid_request_error", "The request body is not valid JSON."), nil)
+		return
+	}
+	p, err := parsePrompt(&req)
+	if err != nil {
+		s.write(w, r, HTTPError(http.StatusBadRequest, "invalid_request_error", err.Error()), nil)
+		return
+	}
+	if msg := check(fields, &req, p); msg != "" {
+		s.write(w, r, HTTPError(http.StatusBadRequest, "invalid_request_error", msg), nil)
+		return
+	}
+	s.mu.Lock()
+	usage := s.account(p)
+	s.requests[seq-1].Usage = usage
+	s.requests[seq-1].Breakpoints = len(p.breakpoints)
+	resp, ok := s.next()
+	s.mu.Unlock()
+	if !ok {
+		s.write(w, r, HTTPError(http.StatusInternalServerError, "api_error", "fakeanthropic: no scripted response left for this request"), nil)
+		return
+	}
+	var frames [][]byte
+	if resp.turn != nil {
+		model := req.Model
+		if model == "" {
+			model = "claude-sonnet-4-5-20250929"
+		}
+		frames = resp.turn.frames(seq, model, usage, resp.noStop)
+	}
+	s.write(w, r, resp, frames)
+}
+
+func (s *Server) listModels(w http.ResponseWriter) {
+	s.mu.Lock()
+	ids := append([]string(nil), s.models...)
+	s.mu.Unlock()
+	data := make([]map[string]any, len(ids))
+	for i, id := range ids {
+		data[i] = map[string]any{"type": "model", "id": id, "display_name": id, "created_at": "2025-10-01T00:00:00Z"}
+	}
+	page := map[string]any{"data": data, "has_more": false, "first_id": nil, "last_id": nil}
+	if len(ids) > 0 {
+		page["first_id"], page["last_id"] = ids[0], ids[len(ids)-1]
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(marshal(page))
+}
+
+func (s *Server) next() (Response, bool) {
+	if len(s.queue) > 0 {
+		r := s.queue[0]
+		s.queue = s.queue[1:]
+		return r, true
+	}
+	if s.repeat != nil {
+		return *s.repeat, true
+	}
+	return Response{}, false
+}
+
+// write sends resp. built holds the frames of a scripted turn.
+func (s *Server) write(w http.ResponseWriter, r *http.Request, resp Response, built [][]byte) {
+	for k, vs := range resp.header {
+		w.Header()[k] = vs
+	}
+	status := resp.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if resp.body != nil {
+		w.WriteHeader(status)
+		body := resp.body
+		if resp.truncateAfter >= 0 && resp.truncateAfter < len(body) {
+			_, _ = w.Write(body[:resp.truncateAfter])
+			flush(w)
+			panic(http.ErrAbortHandler)
+		}
+		_, _ = w.Write(body)
+		return
+	}
+	frames := resp.frames
+	if resp.turn != nil {
+		frames = built
+	}
+	frames, stall := resp.plan(frames)
+	w.WriteHeader(status)
+	flush(w)
+	written := 0
+	for _, f := range frames {
+		if resp.drip > 0 && !s.wait(r, resp.drip) {
+			return
+		}
+		if resp.truncateAfter >= 0 && written+len(f) > resp.truncateAfter {
+			_, _ = w.Write(f[:resp.truncateAfter-written])
+			flush(w)
+			panic(http.ErrAbortHandler)
+		}
+		_, _ = w.Write(f)
+		flush(w)
+		written += len(f)
+	}
+	if stall {
+		ping := frame("ping", []byte(`{"type": "ping"}`))
+		for s.wait(r, resp.pingEvery) {
+			if _, err := w.Write(ping); err != nil {
+				return
+			}
+			flush(w)
+		}
+	}
+}
+
+// plan applies the event faults to the frames of a stream and says
+// whether a ping stall follows them.
+func (r Response) plan(frames [][]byte) ([][]byte, bool) {
+	out := make([][]byte, 0, len(frames)+1)
+	for i := 0; i <= len(frames); i++ {
+		if i == r.errorAfter {
+			return append(out, r.errorFrame), false
+		}
+		if r.stallAfter >= 0 && i == min(r.stallAfter, len(frames)) {
+			return out, true
+		}
+		if i < len(frames) {
+			out = append(out, frames[i])
+		}
+	}
+	return out, false
+}
+
+func (s *Server) wait(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-s.closing:
+		return false
+	}
+}
+
+func flush(w http.ResponseWriter) {
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
