@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harness-agent/harness/plugins/provider-deepseek/sse"
+	"github.com/harness-agent/harness/plugins/internal/sse"
 	"github.com/harness-agent/harness/sdk"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )

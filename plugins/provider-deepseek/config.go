@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harness-agent/harness/plugins/provider-deepseek/sse"
+	"github.com/harness-agent/harness/plugins/internal/sse"
 	"github.com/harness-agent/harness/sdk"
 )
 

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/plugins/internal/providerkit"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -148,29 +148,6 @@ func statusError(resp *http.Response, now time.Time) *sdk.Error {
 	return &sdk.Error{
 		Kind:       kindForStatus(resp.StatusCode),
 		Message:    fmt.Sprintf("deepseek: HTTP %s from %s: %s", resp.Status, resp.Request.URL.Redacted(), detail),
-		RetryAfter: retryAfter(resp.Header.Get("Retry-After"), now),
+		RetryAfter: providerkit.RetryAfter(resp.Header.Get("Retry-After"), now),
 	}
-}
-
-// retryAfter reads a Retry-After header: delay seconds or an HTTP date.
-func retryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		if secs > int64(24*time.Hour/time.Second) {
-			secs = int64(24 * time.Hour / time.Second)
-		}
-		return time.Duration(secs) * time.Second
-	}
-	if at, err := http.ParseTime(v); err == nil {
-		if d := at.Sub(now); d > 0 {
-			return (d + time.Second - 1).Truncate(time.Second) // dates have 1 s resolution: round up
-		}
-	}
-	return 0
 }

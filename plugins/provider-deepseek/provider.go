@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/harness-agent/harness/plugins/internal/providerkit"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -27,7 +28,7 @@ type provider struct {
 type generation struct {
 	cfg    *config
 	client *http.Client
-	redact redactor
+	redact providerkit.Redactor
 }
 
 func newProvider(logger hclog.Logger) *provider { return &provider{logger: logger} }
@@ -40,7 +41,7 @@ func (p *provider) Configure(_ context.Context, raw json.RawMessage) error {
 	p.gen = nil
 	if err == nil {
 		transport := http.DefaultTransport.(*http.Transport).Clone()
-		p.gen = &generation{cfg: cfg, client: &http.Client{Transport: transport}, redact: redactor{key: cfg.apiKey}}
+		p.gen = &generation{cfg: cfg, client: &http.Client{Transport: transport}, redact: providerkit.Redactor{Key: cfg.apiKey}}
 	}
 	p.mu.Unlock()
 	if old != nil {
@@ -82,7 +83,7 @@ func (p *provider) Stream(ctx context.Context, req sdk.StreamRequest, emit func(
 		return nil
 	}
 	e := sdk.AsError(err)
-	out := &sdk.Error{Kind: e.Kind, Message: gen.redact.redact(e.Message), RetryAfter: e.RetryAfter}
+	out := &sdk.Error{Kind: e.Kind, Message: gen.redact.Redact(e.Message), RetryAfter: e.RetryAfter}
 	p.logger.Debug("stream failed", "model", req.Model.ID, "kind", string(out.Kind), "error", out.Message)
 	return out
 }

@@ -14,7 +14,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/harness-agent/harness/plugins/provider-deepseek/sse"
+	"github.com/harness-agent/harness/plugins/internal/providerkit"
+	"github.com/harness-agent/harness/plugins/internal/sse"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -25,7 +26,7 @@ type call struct {
 	req    sdk.StreamRequest
 	emit   func(sdk.StreamChunk) error
 
-	wd         *watchdog
+	wd         *providerkit.Watchdog
 	keepAlives int
 }
 
@@ -40,8 +41,8 @@ func (c *call) run(parent context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	c.wd = startWatchdog(cfg.firstToken, cfg.idle, cancel)
-	defer c.wd.stop()
+	c.wd = providerkit.StartWatchdog(cfg.firstToken, cfg.idle, cancel)
+	defer c.wd.Stop()
 
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.endpoint, bytes.NewReader(body))
 	if err != nil {
@@ -105,7 +106,7 @@ func (c *call) read(parent context.Context, body io.Reader, tr *translator) erro
 		if ev.Data == "" {
 			continue // an empty data event carries nothing, like a keep-alive
 		}
-		c.wd.dataEvent()
+		c.wd.DataEvent()
 		switch {
 		case ev.Type == "error":
 			return tr.errorEvent(ev.Data)
@@ -151,7 +152,7 @@ func (c *call) atEOF(parser *sse.Parser, tr *translator) error {
 // cancellation, or else the given kind.
 func (c *call) failure(parent context.Context, err error, kind sdk.ErrorKind, doing string) error {
 	cfg := c.gen.cfg
-	switch c.wd.firedDeadline() {
+	switch c.wd.Fired() {
 	case "first token":
 		return sdk.Errorf(sdk.KindTimeout, "deepseek: no data within %s of sending the request (timeout_first_token; %d keep-alive comments do not count)", cfg.firstToken, c.keepAlives)
 	case "idle":
@@ -176,7 +177,7 @@ func jsonInsteadOfStream(resp *http.Response) error {
 			return sdk.Errorf(kindForAPIError(e), "deepseek: HTTP %s with an error body: %s", resp.Status, e)
 		}
 	}
-	return sdk.Errorf(sdk.KindStreamViolation, "deepseek: expected a text/event-stream answer, got application/json: %s", excerpt(body))
+	return sdk.Errorf(sdk.KindStreamViolation, "deepseek: expected a text/event-stream answer, got application/json: %s", providerkit.Excerpt(body))
 }
 
 func isDone(data string) bool { return strings.TrimSpace(data) == "[DONE]" }

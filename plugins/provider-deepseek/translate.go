@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/harness-agent/harness/plugins/internal/providerkit"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -116,7 +116,7 @@ func (t *translator) data(payload []byte) error {
 	t.events++
 	var c wireChunk
 	if err := json.Unmarshal(payload, &c); err != nil {
-		return sdk.Errorf(sdk.KindStreamViolation, "deepseek: data event %d is not a JSON chunk (%v): %s", t.events, err, excerpt(payload))
+		return sdk.Errorf(sdk.KindStreamViolation, "deepseek: data event %d is not a JSON chunk (%v): %s", t.events, err, providerkit.Excerpt(payload))
 	}
 	if len(c.Error) > 0 && string(c.Error) != "null" {
 		return t.apiError(c.Error)
@@ -333,7 +333,7 @@ func (t *translator) errorEvent(data string) error {
 	if _, ok := parseAPIError(json.RawMessage(data)); ok {
 		return t.apiError(json.RawMessage(data))
 	}
-	return sdk.Errorf(sdk.KindProviderUnavailable, "deepseek: the server sent an error event: %s", excerpt([]byte(data)))
+	return sdk.Errorf(sdk.KindProviderUnavailable, "deepseek: the server sent an error event: %s", providerkit.Excerpt([]byte(data)))
 }
 
 // openToolCall describes a tool call whose block is still open, for error
@@ -356,17 +356,4 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// excerpt quotes the start of a payload for an error message.
-func excerpt(b []byte) string {
-	const n = 200
-	if len(b) <= n {
-		return strconv.Quote(string(b))
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(b[cut]) {
-		cut--
-	}
-	return strconv.Quote(string(b[:cut])) + "…"
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harness-agent/harness/plugins/provider-deepseek/sse"
+	"github.com/harness-agent/harness/plugins/internal/sse"
 )
 
 // FuzzParse checks the incremental parser against a direct transcription

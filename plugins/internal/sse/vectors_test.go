@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness-agent/harness/plugins/provider-deepseek/sse"
+	"github.com/harness-agent/harness/plugins/internal/sse"
 )
 
 // fixturesDir is <repo root>/testdata/fixtures, the repo root being the

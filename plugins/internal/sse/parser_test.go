@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harness-agent/harness/plugins/provider-deepseek/sse"
+	"github.com/harness-agent/harness/plugins/internal/sse"
 )
 
 func TestLongLinesHaveNo64KiBLimit(t *testing.T) {

@@ -1,14 +1,14 @@
-package deepseek
+package providerkit
 
 import (
 	"sync"
 	"time"
 )
 
-// watchdog enforces the first-token and idle deadlines of one stream.
+// Watchdog enforces the first-token and idle deadlines of one stream.
 // Only data events reset it: keep-alive comments do not count, so a server
 // that sends nothing but ": keep-alive" still times out.
-type watchdog struct {
+type Watchdog struct {
 	firstToken, idle time.Duration
 	cancel           func()
 
@@ -18,9 +18,9 @@ type watchdog struct {
 	fired   string // which deadline fired: "" while none has
 }
 
-// startWatchdog arms the first-token deadline; cancel aborts the request.
-func startWatchdog(firstToken, idle time.Duration, cancel func()) *watchdog {
-	w := &watchdog{firstToken: firstToken, idle: idle, cancel: cancel}
+// StartWatchdog arms the first-token deadline; cancel aborts the request.
+func StartWatchdog(firstToken, idle time.Duration, cancel func()) *Watchdog {
+	w := &Watchdog{firstToken: firstToken, idle: idle, cancel: cancel}
 	// The lock keeps a timer that fires at once (a tiny deadline, a
 	// descheduled goroutine) from reading w.timer before it is set.
 	w.mu.Lock()
@@ -29,7 +29,7 @@ func startWatchdog(firstToken, idle time.Duration, cancel func()) *watchdog {
 	return w
 }
 
-func (w *watchdog) fire() {
+func (w *Watchdog) fire() {
 	w.mu.Lock()
 	if w.fired == "" && w.timer != nil {
 		if w.gotData {
@@ -42,9 +42,9 @@ func (w *watchdog) fire() {
 	w.cancel()
 }
 
-// dataEvent records a data event and re-arms the idle deadline. It does
+// DataEvent records a data event and re-arms the idle deadline. It does
 // nothing once a deadline has fired: the request is being torn down.
-func (w *watchdog) dataEvent() {
+func (w *Watchdog) DataEvent() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.fired != "" || w.timer == nil {
@@ -54,17 +54,17 @@ func (w *watchdog) dataEvent() {
 	w.timer.Reset(w.idle)
 }
 
-// stop disarms the watchdog.
-func (w *watchdog) stop() {
+// Stop disarms the watchdog.
+func (w *Watchdog) Stop() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.timer.Stop()
 	w.timer = nil
 }
 
-// firedDeadline returns "first token" or "idle" when a deadline ended the
+// Fired returns "first token" or "idle" when a deadline ended the
 // stream, else "".
-func (w *watchdog) firedDeadline() string {
+func (w *Watchdog) Fired() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.fired

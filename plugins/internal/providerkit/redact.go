@@ -1,4 +1,4 @@
-package deepseek
+package providerkit
 
 import (
 	"regexp"
@@ -9,7 +9,7 @@ import (
 const redacted = "[REDACTED]"
 
 var (
-	// skToken matches an API key of the OpenAI/DeepSeek form, also when a
+	// skToken matches an API key of the OpenAI/DeepSeek/Anthropic ("sk-ant-…") form, also when a
 	// server echoes it masked ("sk-abc…wxyz", "sk-40b7******2f").
 	skToken = regexp.MustCompile(`sk-[A-Za-z0-9_\-*.…]+`)
 	// maskedTail matches a masked echo of a key's tail: DeepSeek's 401 says
@@ -17,15 +17,18 @@ var (
 	maskedTail = regexp.MustCompile(`(\*{3,}|…|\.{3})[^\s"'\\,;)\[\]{}]+`)
 )
 
-// redactor removes one configured API key, and anything shaped like a key
+// Redactor removes one configured API key, and anything shaped like a key
 // or a masked echo of one, from text that may reach logs, events or errors.
-type redactor struct{ key string }
+type Redactor struct{ Key string }
 
-func (r redactor) redact(s string) string {
-	if r.key != "" {
-		s = strings.ReplaceAll(s, r.key, redacted)
+// Redact returns s with the key, long pieces of it, "sk-…" shaped tokens
+// (OpenAI, DeepSeek and Anthropic keys all start so) and masked echoes
+// replaced by [REDACTED].
+func (r Redactor) Redact(s string) string {
+	if r.Key != "" {
+		s = strings.ReplaceAll(s, r.Key, redacted)
 		// A server may echo a long head or tail of the key on its own.
-		for _, part := range keyParts(r.key) {
+		for _, part := range keyParts(r.Key) {
 			s = strings.ReplaceAll(s, part, redacted)
 		}
 	}

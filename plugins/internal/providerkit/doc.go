@@ -1,0 +1,9 @@
+// Package providerkit holds what the HTTP provider adapters
+// (provider-deepseek, provider-anthropic) share below their wire formats:
+// scrubbing the API key out of every message ([Redactor]), the first-token
+// and idle deadlines that only data events reset ([Watchdog]), reading a
+// Retry-After header ([RetryAfter]) and quoting a payload in an error
+// message ([Excerpt]).
+//
+// It knows nothing of any provider's JSON; framing is package sse's.
+package providerkit
