@@ -49,6 +49,7 @@ type preparedCall struct {
 	generation      uint64
 	model           ModelInfo
 	thinking        bool
+	thinkingBudget  int64
 	replayReasoning bool
 }
 
@@ -87,7 +88,7 @@ func (s *providerServer) PrepareCall(_ context.Context, req *providerv1.PrepareC
 	id := hex.EncodeToString(b[:])
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.handles[id] = preparedCall{generation: s.generation, model: modelFromProto(req.Model), thinking: req.Thinking, replayReasoning: req.ReplayReasoning}
+	s.handles[id] = preparedCall{generation: s.generation, model: modelFromProto(req.Model), thinking: req.Thinking, thinkingBudget: req.ThinkingBudget, replayReasoning: req.ReplayReasoning}
 	return &providerv1.PrepareCall_Response{Handle: &providerv1.Handle{Id: id, Generation: s.generation}}, nil
 }
 
@@ -104,6 +105,7 @@ func (s *providerServer) Stream(req *providerv1.Stream_Request, stream grpc.Serv
 	sr := StreamRequest{
 		Model:           prepared.model,
 		Thinking:        prepared.thinking,
+		ThinkingBudget:  prepared.thinkingBudget,
 		ReplayReasoning: prepared.replayReasoning,
 		ToolChoice:      req.ToolChoice,
 		MaxOutput:       req.MaxOutput,
@@ -134,6 +136,7 @@ type Handle struct {
 type PrepareRequest struct {
 	Model           ModelInfo
 	Thinking        bool
+	ThinkingBudget  int64
 	ReplayReasoning bool
 }
 
@@ -169,7 +172,7 @@ func (c *ProviderClient) Models(ctx context.Context) ([]ModelInfo, error) {
 
 // PrepareCall binds model metadata to the provider's current generation.
 func (c *ProviderClient) PrepareCall(ctx context.Context, req PrepareRequest) (Handle, error) {
-	resp, err := c.client.PrepareCall(ctx, &providerv1.PrepareCall_Request{Model: modelToProto(req.Model), Thinking: req.Thinking, ReplayReasoning: req.ReplayReasoning})
+	resp, err := c.client.PrepareCall(ctx, &providerv1.PrepareCall_Request{Model: modelToProto(req.Model), Thinking: req.Thinking, ThinkingBudget: req.ThinkingBudget, ReplayReasoning: req.ReplayReasoning})
 	if err != nil {
 		return Handle{}, err
 	}
@@ -218,7 +221,7 @@ func modelToProto(m ModelInfo) *providerv1.ModelInfo {
 	pm := &providerv1.ModelInfo{Id: m.ID, ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput,
 		SupportsTools: m.SupportsTools, SupportsReasoning: m.SupportsReasoning, SupportsCaching: m.SupportsCaching}
 	if m.Pricing != nil {
-		pm.Pricing = &providerv1.Pricing{InputCacheHit: m.Pricing.InputCacheHit, InputCacheMiss: m.Pricing.InputCacheMiss, Output: m.Pricing.Output}
+		pm.Pricing = &providerv1.Pricing{InputCacheHit: m.Pricing.InputCacheHit, InputCacheMiss: m.Pricing.InputCacheMiss, Output: m.Pricing.Output, InputCacheWrite: m.Pricing.InputCacheWrite}
 	}
 	return pm
 }
@@ -227,13 +230,16 @@ func modelFromProto(pm *providerv1.ModelInfo) ModelInfo {
 	m := ModelInfo{ID: pm.GetId(), ContextWindow: pm.GetContextWindow(), MaxOutput: pm.GetMaxOutput(),
 		SupportsTools: pm.GetSupportsTools(), SupportsReasoning: pm.GetSupportsReasoning(), SupportsCaching: pm.GetSupportsCaching()}
 	if p := pm.GetPricing(); p != nil {
-		m.Pricing = &Pricing{InputCacheHit: p.InputCacheHit, InputCacheMiss: p.InputCacheMiss, Output: p.Output}
+		m.Pricing = &Pricing{InputCacheHit: p.InputCacheHit, InputCacheMiss: p.InputCacheMiss, Output: p.Output, InputCacheWrite: p.InputCacheWrite}
 	}
 	return m
 }
 
 func messageToProto(m Message) *providerv1.Message {
-	pm := &providerv1.Message{Role: string(m.Role), Content: m.Content, Reasoning: m.Reasoning, ToolCallId: m.ToolCallID}
+	pm := &providerv1.Message{Role: string(m.Role), Content: m.Content, Reasoning: m.Reasoning, ToolCallId: m.ToolCallID, Pinned: m.Pinned}
+	for _, rb := range m.ReasoningBlocks {
+		pm.ReasoningBlocks = append(pm.ReasoningBlocks, &providerv1.ReasoningBlock{Text: rb.Text, Signature: rb.Signature, Redacted: rb.Redacted})
+	}
 	for _, tc := range m.ToolCalls {
 		pm.ToolCalls = append(pm.ToolCalls, &providerv1.ToolCall{Id: tc.ID, Name: tc.Name, ArgumentsJson: tc.Arguments})
 	}
@@ -241,7 +247,10 @@ func messageToProto(m Message) *providerv1.Message {
 }
 
 func messageFromProto(pm *providerv1.Message) Message {
-	m := Message{Role: Role(pm.Role), Content: pm.Content, Reasoning: pm.Reasoning, ToolCallID: pm.ToolCallId}
+	m := Message{Role: Role(pm.Role), Content: pm.Content, Reasoning: pm.Reasoning, ToolCallID: pm.ToolCallId, Pinned: pm.Pinned}
+	for _, rb := range pm.ReasoningBlocks {
+		m.ReasoningBlocks = append(m.ReasoningBlocks, ReasoningBlock{Text: rb.Text, Signature: rb.Signature, Redacted: rb.Redacted})
+	}
 	for _, tc := range pm.ToolCalls {
 		m.ToolCalls = append(m.ToolCalls, ToolCall{ID: tc.Id, Name: tc.Name, Arguments: tc.ArgumentsJson})
 	}
@@ -253,7 +262,7 @@ func usageToProto(u *Usage) *providerv1.Usage {
 		return nil
 	}
 	return &providerv1.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
-		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, ReasoningTokens: u.ReasoningTokens}
+		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, ReasoningTokens: u.ReasoningTokens, CacheWriteTokens: u.CacheWriteTokens}
 }
 
 func usageFromProto(u *providerv1.Usage) *Usage {
@@ -261,16 +270,16 @@ func usageFromProto(u *providerv1.Usage) *Usage {
 		return nil
 	}
 	return &Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
-		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, ReasoningTokens: u.ReasoningTokens}
+		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, ReasoningTokens: u.ReasoningTokens, CacheWriteTokens: u.CacheWriteTokens}
 }
 
 func chunkToProto(c StreamChunk) *providerv1.StreamChunk {
 	switch c.Type {
 	case ChunkBlockStart:
 		return &providerv1.StreamChunk{Chunk: &providerv1.StreamChunk_BlockStart_{BlockStart: &providerv1.StreamChunk_BlockStart{
-			Index: int32(c.Index), Kind: providerv1.BlockKind(c.Kind), ToolCallId: c.ToolCallID, ToolName: c.ToolName}}}
+			Index: int32(c.Index), Kind: providerv1.BlockKind(c.Kind), ToolCallId: c.ToolCallID, ToolName: c.ToolName, Redacted: c.Redacted}}}
 	case ChunkBlockDelta:
-		return &providerv1.StreamChunk{Chunk: &providerv1.StreamChunk_BlockDelta_{BlockDelta: &providerv1.StreamChunk_BlockDelta{Index: int32(c.Index), Text: c.Text}}}
+		return &providerv1.StreamChunk{Chunk: &providerv1.StreamChunk_BlockDelta_{BlockDelta: &providerv1.StreamChunk_BlockDelta{Index: int32(c.Index), Text: c.Text, Signature: c.Signature}}}
 	case ChunkBlockEnd:
 		return &providerv1.StreamChunk{Chunk: &providerv1.StreamChunk_BlockEnd_{BlockEnd: &providerv1.StreamChunk_BlockEnd{Index: int32(c.Index)}}}
 	case ChunkUsage:
@@ -285,9 +294,9 @@ func chunkToProto(c StreamChunk) *providerv1.StreamChunk {
 func chunkFromProto(pc *providerv1.StreamChunk) (StreamChunk, error) {
 	switch v := pc.Chunk.(type) {
 	case *providerv1.StreamChunk_BlockStart_:
-		return StreamChunk{Type: ChunkBlockStart, Index: int(v.BlockStart.Index), Kind: BlockKind(v.BlockStart.Kind), ToolCallID: v.BlockStart.ToolCallId, ToolName: v.BlockStart.ToolName}, nil
+		return StreamChunk{Type: ChunkBlockStart, Index: int(v.BlockStart.Index), Kind: BlockKind(v.BlockStart.Kind), ToolCallID: v.BlockStart.ToolCallId, ToolName: v.BlockStart.ToolName, Redacted: v.BlockStart.Redacted}, nil
 	case *providerv1.StreamChunk_BlockDelta_:
-		return StreamChunk{Type: ChunkBlockDelta, Index: int(v.BlockDelta.Index), Text: v.BlockDelta.Text}, nil
+		return StreamChunk{Type: ChunkBlockDelta, Index: int(v.BlockDelta.Index), Text: v.BlockDelta.Text, Signature: v.BlockDelta.Signature}, nil
 	case *providerv1.StreamChunk_BlockEnd_:
 		return StreamChunk{Type: ChunkBlockEnd, Index: int(v.BlockEnd.Index)}, nil
 	case *providerv1.StreamChunk_Usage:

@@ -10,6 +10,9 @@ type Pricing struct {
 	InputCacheHit  float64
 	InputCacheMiss float64
 	Output         float64
+	// InputCacheWrite prices prompt tokens written to the provider's cache
+	// (Anthropic bills them above a miss); 0 prices them as misses.
+	InputCacheWrite float64
 }
 
 // ModelInfo is the metadata of one model.
@@ -48,6 +51,24 @@ type Message struct {
 	Reasoning  string     // assistant reasoning (sent back only when the model needs it)
 	ToolCalls  []ToolCall // assistant tool calls
 	ToolCallID string     // for RoleTool: the call it answers
+	// ReasoningBlocks are the assistant turn's reasoning blocks with their
+	// signatures, for providers that need them sent back unchanged
+	// (Anthropic); empty when the provider streamed no signature.
+	ReasoningBlocks []ReasoningBlock
+	// Pinned marks the conversation's stable head (system prompt and task),
+	// which compaction never drops: providers with explicit prompt caching
+	// place a cache breakpoint after the last pinned message.
+	Pinned bool
+}
+
+// ReasoningBlock is one reasoning block of an assistant turn as the
+// provider streamed it.
+type ReasoningBlock struct {
+	Text string `json:"text,omitempty"`
+	// Signature is the provider's opaque verification data (for a redacted
+	// block, its encrypted content), sent back byte for byte.
+	Signature string `json:"signature,omitempty"`
+	Redacted  bool   `json:"redacted,omitempty"`
 }
 
 // ToolDefinition is a tool offered to the model.
@@ -61,6 +82,7 @@ type ToolDefinition struct {
 type StreamRequest struct {
 	Model           ModelInfo
 	Thinking        bool
+	ThinkingBudget  int64 // reasoning tokens per request; 0: the provider's default
 	ReplayReasoning bool
 	Messages        []Message
 	Tools           []ToolDefinition
@@ -99,6 +121,10 @@ type Usage struct {
 	CacheHitTokens   int64 `json:"cache_hit_tokens"`
 	CacheMissTokens  int64 `json:"cache_miss_tokens"`
 	ReasoningTokens  int64 `json:"reasoning_tokens"`
+	// CacheWriteTokens are prompt tokens written to the provider's cache
+	// (Anthropic's cache_creation_input_tokens). PromptTokens is
+	// CacheHitTokens + CacheMissTokens + CacheWriteTokens.
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 }
 
 // ChunkType says which fields of a StreamChunk are set.
@@ -123,7 +149,9 @@ type StreamChunk struct {
 	Kind       BlockKind // block kind (start)
 	ToolCallID string    // tool-call blocks (start)
 	ToolName   string    // tool-call blocks (start)
+	Redacted   bool      // reasoning blocks (start): the content is encrypted and arrives as Signature
 	Text       string    // delta text or tool argument fragment
+	Signature  string    // reasoning blocks (delta): verification data, sent back unchanged
 	Usage      *Usage    // usage, finish
 	Reason     string    // finish reason: "stop", "length", "tool_calls", ...
 	Err        *Error    // error

@@ -139,6 +139,9 @@ func (r *renderer) render(typ string, d map[string]any) string {
 		fmt.Fprintf(&b, "%s\n", r.style(ansiRed, fmt.Sprintf("✗ %s: %s", str(d["kind"]), str(d["message"]))))
 	case "agent.response":
 		r.newline(&b)
+		if refused, _ := d["refusal"].(bool); refused {
+			fmt.Fprintf(&b, "%s\n", r.style(ansiYel, "⊘ the model refused to answer (finish reason refusal)"))
+		}
 	default:
 		if strings.HasPrefix(typ, "artifact.") {
 			r.newline(&b)

@@ -82,6 +82,20 @@ func (c *Compactor) Maybe(ctx context.Context, msgs []sdk.Message, rec Recorder,
 	return out, c.ineffective >= maxIneffective
 }
 
+// withPinned returns msgs with the pinned head marked, for providers that
+// place prompt-cache breakpoints after it. msgs is not modified.
+func withPinned(msgs []sdk.Message) []sdk.Message {
+	pinned, _ := split(msgs)
+	if len(pinned) == 0 {
+		return msgs
+	}
+	out := append([]sdk.Message(nil), msgs...)
+	for i := range pinned {
+		out[i].Pinned = true
+	}
+	return out
+}
+
 // split separates the pinned head (system prompt and task) from the turns
 // that follow. A turn is a user message, or an assistant message with the
 // tool results that answer it: a call is never separated from its result.

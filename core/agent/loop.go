@@ -43,6 +43,16 @@ const (
 	StatusPending     = "pending_approval"
 )
 
+// Finish reasons the loop treats apart (besides tool calls).
+const (
+	// FinishRefusal: the model declined to answer; agent.response says so
+	// with "refusal": true.
+	FinishRefusal = "refusal"
+	// FinishPaused: the provider paused a long turn (Anthropic's
+	// pause_turn); the loop sends the turn back so the model continues it.
+	FinishPaused = "pause_turn"
+)
+
 // Limits that stop a run (toolloop.limit_reached).
 const (
 	LimitMaxTurns     = "max_turns"
@@ -155,8 +165,15 @@ func (l *Loop) Run(ctx context.Context, msgs []sdk.Message) ([]sdk.Message, Outc
 			return msgs, l.failed(ctx, err)
 		}
 		msgs = append(msgs, msg.AsMessage())
+		if len(msg.ToolCalls) == 0 && msg.FinishReason == FinishPaused {
+			continue // the provider paused a long turn: sending it back resumes it
+		}
 		if len(msg.ToolCalls) == 0 {
-			l.record(ctx, "agent.response", map[string]any{"text": msg.Text})
+			resp := map[string]any{"text": msg.Text}
+			if msg.FinishReason == FinishRefusal {
+				resp["refusal"] = true
+			}
+			l.record(ctx, "agent.response", resp)
 			status := StatusCompleted
 			if len(l.pending) > 0 {
 				status = StatusPending
@@ -278,7 +295,7 @@ func (l *Loop) request(ctx context.Context, msgs []sdk.Message) (llm.AssistantMe
 	})
 	l.prevPrompt = prompt
 	obs := &observer{loop: l, ctx: ctx}
-	msg, binding, err := l.model.Complete(ctx, llm.Request{Bindings: l.cfg.Bindings, Messages: msgs, Tools: defs,
+	msg, binding, err := l.model.Complete(ctx, llm.Request{Bindings: l.cfg.Bindings, Messages: withPinned(msgs), Tools: defs,
 		PromptTokensEst: int64(est), Limit: l.streamLimit}, obs)
 	obs.flush()
 	if err != nil {
@@ -289,14 +306,18 @@ func (l *Loop) request(ctx context.Context, msgs []sdk.Message) (llm.AssistantMe
 	for i, c := range msg.ToolCalls {
 		calls[i] = map[string]any{"id": c.ID, "name": c.Name, "arguments": json.RawMessage(c.Arguments)}
 	}
-	l.record(ctx, "assistant.message", map[string]any{
+	data := map[string]any{
 		"turn":          l.turn,
 		"model":         binding.Name,
 		"content":       msg.Text,
 		"reasoning":     msg.Reasoning,
 		"tool_calls":    calls,
 		"finish_reason": msg.FinishReason,
-	})
+	}
+	if len(msg.ReasoningBlocks) > 0 {
+		data["reasoning_blocks"] = msg.ReasoningBlocks // signatures to send back on resume
+	}
+	l.record(ctx, "assistant.message", data)
 	return msg, nil
 }
 
@@ -415,14 +436,15 @@ func (o *observer) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
 	l.tokens += u.PromptTokens + u.CompletionTokens
 	l.cost += cost
 	data := map[string]any{
-		"turn":              l.turn,
-		"model":             b.Name,
-		"prompt_tokens":     u.PromptTokens,
-		"completion_tokens": u.CompletionTokens,
-		"cache_hit_tokens":  u.CacheHitTokens,
-		"cache_miss_tokens": u.CacheMissTokens,
-		"reasoning_tokens":  u.ReasoningTokens,
-		"cost_usd":          cost,
+		"turn":               l.turn,
+		"model":              b.Name,
+		"prompt_tokens":      u.PromptTokens,
+		"completion_tokens":  u.CompletionTokens,
+		"cache_hit_tokens":   u.CacheHitTokens,
+		"cache_miss_tokens":  u.CacheMissTokens,
+		"reasoning_tokens":   u.ReasoningTokens,
+		"cache_write_tokens": u.CacheWriteTokens,
+		"cost_usd":           cost,
 	}
 	if l.cutEstimated {
 		data["estimated"] = true

@@ -30,7 +30,9 @@ type Resumed struct {
 type assistantData struct {
 	Content   string `json:"content"`
 	Reasoning string `json:"reasoning"`
-	ToolCalls []struct {
+	// ReasoningBlocks carry the signatures a provider verifies (Anthropic).
+	ReasoningBlocks []sdk.ReasoningBlock `json:"reasoning_blocks"`
+	ToolCalls       []struct {
 		ID        string          `json:"id"`
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -76,7 +78,7 @@ func Rebuild(events []session.Event) (Resumed, error) {
 			if err := json.Unmarshal(ev.Data, &d); err != nil {
 				return r, fmt.Errorf("event %d (%s): %w", ev.Seq, ev.Type, err)
 			}
-			m := sdk.Message{Role: sdk.RoleAssistant, Content: d.Content, Reasoning: d.Reasoning}
+			m := sdk.Message{Role: sdk.RoleAssistant, Content: d.Content, Reasoning: d.Reasoning, ReasoningBlocks: d.ReasoningBlocks}
 			for _, tc := range d.ToolCalls {
 				m.ToolCalls = append(m.ToolCalls, sdk.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: string(tc.Arguments)})
 				r.Calls = append(r.Calls, sdk.Call{ID: tc.ID, Tool: tc.Name, Arguments: tc.Arguments})

@@ -97,6 +97,7 @@ type Model struct {
 	ContextWindow   int64  // 0 = as the provider reports
 	MaxOutput       int64  // 0 = as the provider reports
 	Thinking        *bool  // nil = the model's default
+	ThinkingBudget  int64  // reasoning tokens per request; 0 = the provider's default
 	ReplayReasoning bool   // default true
 	Pricing         *Pricing
 
@@ -108,6 +109,9 @@ type Pricing struct {
 	InputCacheHit  float64 // default InputCacheMiss (no cache discount)
 	InputCacheMiss float64
 	Output         float64
+	// InputCacheWrite prices prompt tokens written to the cache (Anthropic);
+	// default InputCacheMiss.
+	InputCacheWrite float64
 }
 
 // Plugin is a plugin block: a third-party plugin executable.

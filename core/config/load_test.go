@@ -62,7 +62,7 @@ func TestLoadValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fullPrice := &Pricing{InputCacheHit: 0.003, InputCacheMiss: 0.15, Output: 0.60}
+	fullPrice := &Pricing{InputCacheHit: 0.003, InputCacheMiss: 0.15, Output: 0.60, InputCacheWrite: 0.15}
 
 	tests := map[string]*Config{
 		"full.hcl": {
@@ -207,7 +207,7 @@ func TestLoadValid(t *testing.T) {
 			}},
 			Models: []*Model{{
 				Name: "flash", Provider: "deepseek", ID: "flash", ReplayReasoning: true,
-				Pricing: &Pricing{InputCacheHit: 0.15, InputCacheMiss: 0.15, Output: 0.6},
+				Pricing: &Pricing{InputCacheHit: 0.15, InputCacheMiss: 0.15, Output: 0.6, InputCacheWrite: 0.15},
 			}},
 			// Files load in name order: agents.hcl before models.hcl.
 			Agents: []*Agent{

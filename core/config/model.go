@@ -13,6 +13,7 @@ var modelSchema = &hcl.BodySchema{
 		{Name: "context_window"},
 		{Name: "max_output"},
 		{Name: "thinking"},
+		{Name: "thinking_budget"},
 		{Name: "replay_reasoning"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "pricing"}},
@@ -22,6 +23,7 @@ var pricingSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "input_cache_hit"},
 		{Name: "input_cache_miss", Required: true},
+		{Name: "input_cache_write"},
 		{Name: "output", Required: true},
 	},
 }
@@ -40,6 +42,7 @@ func (l *loader) decodeModel(it item) *Model {
 	if a.boolean("thinking", &thinking) {
 		m.Thinking = &thinking
 	}
+	a.integer("thinking_budget", &m.ThinkingBudget, 1)
 	a.boolean("replay_reasoning", &m.ReplayReasoning)
 	if b := singleBlock(c.Blocks.OfType("pricing"), &l.diags); b != nil {
 		m.Pricing = l.decodePricing(it.src, b)
@@ -55,6 +58,8 @@ func (l *loader) decodePricing(src *source, b *hcl.Block) *Pricing {
 	a.number("input_cache_miss", &p.InputCacheMiss, 0)
 	p.InputCacheHit = p.InputCacheMiss
 	a.number("input_cache_hit", &p.InputCacheHit, 0)
+	p.InputCacheWrite = p.InputCacheMiss
+	a.number("input_cache_write", &p.InputCacheWrite, 0)
 	a.number("output", &p.Output, 0)
 	return p
 }

@@ -28,6 +28,10 @@ import (
 //   - at block end (or at finish, for blocks still open) a tool call's
 //     arguments must be JSON (empty arguments are "{}"); otherwise the
 //     stream is a stream_violation naming the tool, and no call is made;
+//   - a reasoning block's signature deltas (and a redacted block's
+//     encrypted content) are kept apart from its text and given back in
+//     AssistantMessage.ReasoningBlocks, byte for byte, so a provider that
+//     verifies them (Anthropic) gets them back unchanged;
 //   - an error chunk ends the stream with its error; any chunk after finish
 //     is a stream_violation.
 //
@@ -51,6 +55,8 @@ type block struct {
 	callID   string
 	toolName string
 	text     strings.Builder
+	sig      strings.Builder // reasoning blocks: the provider's signature
+	redacted bool            // reasoning blocks: content encrypted, in sig
 	closed   bool
 }
 
@@ -108,7 +114,7 @@ func (a *Assembler) start(c sdk.StreamChunk) error {
 		}
 		return a.fail(violation("block %d started twice: as %s %q, then as %s %q", c.Index, b.kind, b.toolName, c.Kind, c.ToolName))
 	}
-	b := &block{index: c.Index, kind: c.Kind}
+	b := &block{index: c.Index, kind: c.Kind, redacted: c.Kind == sdk.BlockReasoning && c.Redacted}
 	if c.Kind == sdk.BlockToolCall {
 		if c.ToolName == "" {
 			return a.fail(violation("tool-call block %d has no tool name", c.Index))
@@ -129,7 +135,13 @@ func (a *Assembler) delta(c sdk.StreamChunk) error {
 		b = &block{index: c.Index, kind: sdk.BlockText}
 		a.blocks[c.Index] = b
 	}
-	if b.closed || c.Text == "" {
+	if b.closed {
+		return nil
+	}
+	if c.Signature != "" && b.kind == sdk.BlockReasoning {
+		b.sig.WriteString(c.Signature)
+	}
+	if c.Text == "" {
 		return nil
 	}
 	b.text.WriteString(c.Text)
@@ -208,15 +220,21 @@ func (a *Assembler) Message() (AssistantMessage, error) {
 	}
 	m := AssistantMessage{FinishReason: a.reason, Usage: a.usage}
 	var text, reasoning strings.Builder
+	signed := false
 	for _, b := range a.ordered() {
 		switch b.kind {
 		case sdk.BlockText:
 			text.WriteString(b.text.String())
 		case sdk.BlockReasoning:
 			reasoning.WriteString(b.text.String())
+			m.ReasoningBlocks = append(m.ReasoningBlocks, sdk.ReasoningBlock{Text: b.text.String(), Signature: b.sig.String(), Redacted: b.redacted})
+			signed = signed || b.sig.Len() > 0
 		case sdk.BlockToolCall:
 			m.ToolCalls = append(m.ToolCalls, sdk.ToolCall{ID: b.callID, Name: b.toolName, Arguments: b.text.String()})
 		}
+	}
+	if !signed {
+		m.ReasoningBlocks = nil // nothing a provider must see again beyond the text
 	}
 	m.Text, m.Reasoning = text.String(), reasoning.String()
 	return m, nil

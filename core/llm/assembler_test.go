@@ -61,6 +61,19 @@ func TestAssembler(t *testing.T) {
 			},
 		},
 		{
+			name: "reasoning signatures are kept byte for byte, redacted blocks too",
+			chunks: []sdk.StreamChunk{
+				start(0, sdk.BlockReasoning), delta(0, "think"),
+				{Type: sdk.ChunkBlockDelta, Index: 0, Signature: "EqQB+sig/=="}, end(0),
+				{Type: sdk.ChunkBlockStart, Index: 1, Kind: sdk.BlockReasoning, Redacted: true},
+				{Type: sdk.ChunkBlockDelta, Index: 1, Signature: "ENCRYPTED"}, end(1),
+				start(2, sdk.BlockText), delta(2, "ok"), end(2), finish("stop", nil),
+			},
+			want: llm.AssistantMessage{Text: "ok", Reasoning: "think", FinishReason: "stop", ReasoningBlocks: []sdk.ReasoningBlock{
+				{Text: "think", Signature: "EqQB+sig/=="}, {Signature: "ENCRYPTED", Redacted: true}}},
+			events: []chunkEvent{{0, "reasoning", "think"}, {2, "text", "ok"}},
+		},
+		{
 			name: "interleaved blocks keep their own text",
 			chunks: []sdk.StreamChunk{
 				start(0, sdk.BlockReasoning), start(1, sdk.BlockText),

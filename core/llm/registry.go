@@ -19,6 +19,7 @@ type ModelDecl struct {
 	ContextWindow   int64
 	MaxOutput       int64
 	Thinking        *bool // nil: on when the provider reports reasoning support
+	ThinkingBudget  int64 // 0: the provider's default
 	ReplayReasoning bool
 	Pricing         *sdk.Pricing // nil: the provider's pricing
 }
@@ -162,5 +163,5 @@ func Merge(d ModelDecl, provided []sdk.ModelInfo) (Binding, error) {
 	if d.Thinking != nil {
 		thinking = *d.Thinking
 	}
-	return Binding{Name: d.Name, Provider: d.Provider, Model: info, Thinking: thinking, ReplayReasoning: d.ReplayReasoning}, nil
+	return Binding{Name: d.Name, Provider: d.Provider, Model: info, Thinking: thinking, ThinkingBudget: d.ThinkingBudget, ReplayReasoning: d.ReplayReasoning}, nil
 }

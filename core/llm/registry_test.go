@@ -127,6 +127,11 @@ func TestCost(t *testing.T) {
 		{"no split: all misses", sdk.Usage{PromptTokens: 1_000_000, CompletionTokens: 1_000_000}, p, 3},
 		{"hits only: the rest are misses", sdk.Usage{PromptTokens: 1_000_000, CacheHitTokens: 500_000}, p, 0.05 + 0.5},
 		{"no pricing", sdk.Usage{PromptTokens: 1_000_000}, nil, 0},
+		{"writes priced apart", sdk.Usage{PromptTokens: 1_000_000, CacheHitTokens: 500_000, CacheMissTokens: 100_000, CacheWriteTokens: 400_000},
+			&sdk.Pricing{InputCacheHit: 0.1, InputCacheMiss: 1, InputCacheWrite: 1.25, Output: 2}, 0.05 + 0.1 + 0.5},
+		{"writes without a write price cost a miss", sdk.Usage{PromptTokens: 1_000_000, CacheWriteTokens: 400_000}, p, 0.4 + 0.6},
+		{"hits and writes only: the rest are misses", sdk.Usage{PromptTokens: 1_000_000, CacheHitTokens: 500_000, CacheWriteTokens: 300_000},
+			&sdk.Pricing{InputCacheHit: 0.1, InputCacheMiss: 1, InputCacheWrite: 2, Output: 2}, 0.05 + 0.6 + 0.2},
 	}
 	for _, tc := range tests {
 		if got := llm.Cost(tc.u, tc.p); math.Abs(got-tc.want) > 1e-12 {

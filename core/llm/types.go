@@ -9,13 +9,14 @@ type Binding struct {
 	Name            string // the HCL model block's name
 	Provider        string // the HCL provider block's name
 	Model           sdk.ModelInfo
-	Thinking        bool // reasoning mode on
+	Thinking        bool  // reasoning mode on
+	ThinkingBudget  int64 // reasoning tokens per request; 0: the provider's default
 	ReplayReasoning bool // send the reasoning of tool-call turns back
 }
 
 // PrepareRequest is what a Streamer sends to the provider's PrepareCall.
 func (b Binding) PrepareRequest() sdk.PrepareRequest {
-	return sdk.PrepareRequest{Model: b.Model, Thinking: b.Thinking, ReplayReasoning: b.ReplayReasoning}
+	return sdk.PrepareRequest{Model: b.Model, Thinking: b.Thinking, ThinkingBudget: b.ThinkingBudget, ReplayReasoning: b.ReplayReasoning}
 }
 
 // Request is one model call of the agent loop.
@@ -38,6 +39,9 @@ type Request struct {
 type AssistantMessage struct {
 	Text         string
 	Reasoning    string
+	// ReasoningBlocks are the reasoning blocks with their signatures, when
+	// the provider streamed any signature (Anthropic): sent back unchanged.
+	ReasoningBlocks []sdk.ReasoningBlock
 	ToolCalls    []sdk.ToolCall // in block-index order; arguments are valid JSON
 	FinishReason string         // "stop", "tool_calls", "length", ...
 	Usage        sdk.Usage
@@ -45,5 +49,5 @@ type AssistantMessage struct {
 
 // AsMessage returns the message as a conversation entry for the next request.
 func (m AssistantMessage) AsMessage() sdk.Message {
-	return sdk.Message{Role: sdk.RoleAssistant, Content: m.Text, Reasoning: m.Reasoning, ToolCalls: m.ToolCalls}
+	return sdk.Message{Role: sdk.RoleAssistant, Content: m.Text, Reasoning: m.Reasoning, ReasoningBlocks: m.ReasoningBlocks, ToolCalls: m.ToolCalls}
 }

@@ -149,9 +149,10 @@ func (r *Runner) openModels(ctx context.Context) error {
 	var decls []llm.ModelDecl
 	for _, m := range r.cfg.Models {
 		d := llm.ModelDecl{Name: m.Name, Provider: m.Provider, ID: m.ID, ContextWindow: m.ContextWindow,
-			MaxOutput: m.MaxOutput, Thinking: m.Thinking, ReplayReasoning: m.ReplayReasoning}
+			MaxOutput: m.MaxOutput, Thinking: m.Thinking, ThinkingBudget: m.ThinkingBudget, ReplayReasoning: m.ReplayReasoning}
 		if m.Pricing != nil {
-			d.Pricing = &sdk.Pricing{InputCacheHit: m.Pricing.InputCacheHit, InputCacheMiss: m.Pricing.InputCacheMiss, Output: m.Pricing.Output}
+			d.Pricing = &sdk.Pricing{InputCacheHit: m.Pricing.InputCacheHit, InputCacheMiss: m.Pricing.InputCacheMiss,
+				Output: m.Pricing.Output, InputCacheWrite: m.Pricing.InputCacheWrite}
 		}
 		decls = append(decls, d)
 	}

@@ -82,8 +82,11 @@ type Pricing struct {
 	InputCacheHit  float64 `protobuf:"fixed64,1,opt,name=input_cache_hit,json=inputCacheHit,proto3" json:"input_cache_hit,omitempty"`
 	InputCacheMiss float64 `protobuf:"fixed64,2,opt,name=input_cache_miss,json=inputCacheMiss,proto3" json:"input_cache_miss,omitempty"`
 	Output         float64 `protobuf:"fixed64,3,opt,name=output,proto3" json:"output,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Prompt tokens written to the provider's cache (Anthropic's cache_creation_input_tokens);
+	// 0: priced as input_cache_miss.
+	InputCacheWrite float64 `protobuf:"fixed64,4,opt,name=input_cache_write,json=inputCacheWrite,proto3" json:"input_cache_write,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Pricing) Reset() {
@@ -133,6 +136,13 @@ func (x *Pricing) GetInputCacheMiss() float64 {
 func (x *Pricing) GetOutput() float64 {
 	if x != nil {
 		return x.Output
+	}
+	return 0
+}
+
+func (x *Pricing) GetInputCacheWrite() float64 {
+	if x != nil {
+		return x.InputCacheWrite
 	}
 	return 0
 }
@@ -457,7 +467,13 @@ type Message struct {
 	Reasoning string      `protobuf:"bytes,3,opt,name=reasoning,proto3" json:"reasoning,omitempty"`
 	ToolCalls []*ToolCall `protobuf:"bytes,4,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
 	// tool_call_id names the call a "tool" message answers.
-	ToolCallId    string `protobuf:"bytes,5,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	ToolCallId string `protobuf:"bytes,5,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	// reasoning_blocks are an assistant turn's reasoning blocks as streamed, with their signatures,
+	// for providers that need them sent back unchanged (Anthropic's thinking blocks).
+	ReasoningBlocks []*ReasoningBlock `protobuf:"bytes,6,rep,name=reasoning_blocks,json=reasoningBlocks,proto3" json:"reasoning_blocks,omitempty"`
+	// pinned marks the conversation's stable head (system prompt, task): it is never compacted,
+	// so providers with explicit prompt caching place a cache breakpoint after it.
+	Pinned        bool `protobuf:"varint,7,opt,name=pinned,proto3" json:"pinned,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -527,6 +543,81 @@ func (x *Message) GetToolCallId() string {
 	return ""
 }
 
+func (x *Message) GetReasoningBlocks() []*ReasoningBlock {
+	if x != nil {
+		return x.ReasoningBlocks
+	}
+	return nil
+}
+
+func (x *Message) GetPinned() bool {
+	if x != nil {
+		return x.Pinned
+	}
+	return false
+}
+
+type ReasoningBlock struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Text  string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	// signature is opaque verification data; for a redacted block, its encrypted content.
+	Signature     string `protobuf:"bytes,2,opt,name=signature,proto3" json:"signature,omitempty"`
+	Redacted      bool   `protobuf:"varint,3,opt,name=redacted,proto3" json:"redacted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReasoningBlock) Reset() {
+	*x = ReasoningBlock{}
+	mi := &file_providerv1_provider_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReasoningBlock) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReasoningBlock) ProtoMessage() {}
+
+func (x *ReasoningBlock) ProtoReflect() protoreflect.Message {
+	mi := &file_providerv1_provider_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReasoningBlock.ProtoReflect.Descriptor instead.
+func (*ReasoningBlock) Descriptor() ([]byte, []int) {
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ReasoningBlock) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *ReasoningBlock) GetSignature() string {
+	if x != nil {
+		return x.Signature
+	}
+	return ""
+}
+
+func (x *ReasoningBlock) GetRedacted() bool {
+	if x != nil {
+		return x.Redacted
+	}
+	return false
+}
+
 type ToolDefinition struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Name           string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -538,7 +629,7 @@ type ToolDefinition struct {
 
 func (x *ToolDefinition) Reset() {
 	*x = ToolDefinition{}
-	mi := &file_providerv1_provider_proto_msgTypes[8]
+	mi := &file_providerv1_provider_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -550,7 +641,7 @@ func (x *ToolDefinition) String() string {
 func (*ToolDefinition) ProtoMessage() {}
 
 func (x *ToolDefinition) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[8]
+	mi := &file_providerv1_provider_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -563,7 +654,7 @@ func (x *ToolDefinition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolDefinition.ProtoReflect.Descriptor instead.
 func (*ToolDefinition) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{8}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ToolDefinition) GetName() string {
@@ -595,7 +686,7 @@ type Stream struct {
 
 func (x *Stream) Reset() {
 	*x = Stream{}
-	mi := &file_providerv1_provider_proto_msgTypes[9]
+	mi := &file_providerv1_provider_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -607,7 +698,7 @@ func (x *Stream) String() string {
 func (*Stream) ProtoMessage() {}
 
 func (x *Stream) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[9]
+	mi := &file_providerv1_provider_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -620,7 +711,7 @@ func (x *Stream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stream.ProtoReflect.Descriptor instead.
 func (*Stream) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{9}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{10}
 }
 
 type Usage struct {
@@ -630,13 +721,15 @@ type Usage struct {
 	CacheHitTokens   int64                  `protobuf:"varint,3,opt,name=cache_hit_tokens,json=cacheHitTokens,proto3" json:"cache_hit_tokens,omitempty"`
 	CacheMissTokens  int64                  `protobuf:"varint,4,opt,name=cache_miss_tokens,json=cacheMissTokens,proto3" json:"cache_miss_tokens,omitempty"`
 	ReasoningTokens  int64                  `protobuf:"varint,5,opt,name=reasoning_tokens,json=reasoningTokens,proto3" json:"reasoning_tokens,omitempty"`
+	// Prompt tokens written to the provider's cache; part of prompt_tokens, apart from hits and misses.
+	CacheWriteTokens int64 `protobuf:"varint,6,opt,name=cache_write_tokens,json=cacheWriteTokens,proto3" json:"cache_write_tokens,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_providerv1_provider_proto_msgTypes[10]
+	mi := &file_providerv1_provider_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -648,7 +741,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[10]
+	mi := &file_providerv1_provider_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -661,7 +754,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{10}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Usage) GetPromptTokens() int64 {
@@ -699,6 +792,13 @@ func (x *Usage) GetReasoningTokens() int64 {
 	return 0
 }
 
+func (x *Usage) GetCacheWriteTokens() int64 {
+	if x != nil {
+		return x.CacheWriteTokens
+	}
+	return 0
+}
+
 type StreamChunk struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Chunk:
@@ -716,7 +816,7 @@ type StreamChunk struct {
 
 func (x *StreamChunk) Reset() {
 	*x = StreamChunk{}
-	mi := &file_providerv1_provider_proto_msgTypes[11]
+	mi := &file_providerv1_provider_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -728,7 +828,7 @@ func (x *StreamChunk) String() string {
 func (*StreamChunk) ProtoMessage() {}
 
 func (x *StreamChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[11]
+	mi := &file_providerv1_provider_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -741,7 +841,7 @@ func (x *StreamChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamChunk.ProtoReflect.Descriptor instead.
 func (*StreamChunk) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{11}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *StreamChunk) GetChunk() isStreamChunk_Chunk {
@@ -854,7 +954,7 @@ type Configure_Request struct {
 
 func (x *Configure_Request) Reset() {
 	*x = Configure_Request{}
-	mi := &file_providerv1_provider_proto_msgTypes[12]
+	mi := &file_providerv1_provider_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -866,7 +966,7 @@ func (x *Configure_Request) String() string {
 func (*Configure_Request) ProtoMessage() {}
 
 func (x *Configure_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[12]
+	mi := &file_providerv1_provider_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -898,7 +998,7 @@ type Configure_Response struct {
 
 func (x *Configure_Response) Reset() {
 	*x = Configure_Response{}
-	mi := &file_providerv1_provider_proto_msgTypes[13]
+	mi := &file_providerv1_provider_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -910,7 +1010,7 @@ func (x *Configure_Response) String() string {
 func (*Configure_Response) ProtoMessage() {}
 
 func (x *Configure_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[13]
+	mi := &file_providerv1_provider_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -941,7 +1041,7 @@ type Models_Request struct {
 
 func (x *Models_Request) Reset() {
 	*x = Models_Request{}
-	mi := &file_providerv1_provider_proto_msgTypes[14]
+	mi := &file_providerv1_provider_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -953,7 +1053,7 @@ func (x *Models_Request) String() string {
 func (*Models_Request) ProtoMessage() {}
 
 func (x *Models_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[14]
+	mi := &file_providerv1_provider_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -978,7 +1078,7 @@ type Models_Response struct {
 
 func (x *Models_Response) Reset() {
 	*x = Models_Response{}
-	mi := &file_providerv1_provider_proto_msgTypes[15]
+	mi := &file_providerv1_provider_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -990,7 +1090,7 @@ func (x *Models_Response) String() string {
 func (*Models_Response) ProtoMessage() {}
 
 func (x *Models_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[15]
+	mi := &file_providerv1_provider_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1018,13 +1118,15 @@ type PrepareCall_Request struct {
 	Model           *ModelInfo             `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
 	Thinking        bool                   `protobuf:"varint,2,opt,name=thinking,proto3" json:"thinking,omitempty"`
 	ReplayReasoning bool                   `protobuf:"varint,3,opt,name=replay_reasoning,json=replayReasoning,proto3" json:"replay_reasoning,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// thinking_budget caps the reasoning tokens of a request (Anthropic's budget_tokens); 0: the provider's default.
+	ThinkingBudget int64 `protobuf:"varint,4,opt,name=thinking_budget,json=thinkingBudget,proto3" json:"thinking_budget,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *PrepareCall_Request) Reset() {
 	*x = PrepareCall_Request{}
-	mi := &file_providerv1_provider_proto_msgTypes[16]
+	mi := &file_providerv1_provider_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1036,7 +1138,7 @@ func (x *PrepareCall_Request) String() string {
 func (*PrepareCall_Request) ProtoMessage() {}
 
 func (x *PrepareCall_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[16]
+	mi := &file_providerv1_provider_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1073,6 +1175,13 @@ func (x *PrepareCall_Request) GetReplayReasoning() bool {
 	return false
 }
 
+func (x *PrepareCall_Request) GetThinkingBudget() int64 {
+	if x != nil {
+		return x.ThinkingBudget
+	}
+	return 0
+}
+
 type PrepareCall_Response struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Handle        *Handle                `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
@@ -1082,7 +1191,7 @@ type PrepareCall_Response struct {
 
 func (x *PrepareCall_Response) Reset() {
 	*x = PrepareCall_Response{}
-	mi := &file_providerv1_provider_proto_msgTypes[17]
+	mi := &file_providerv1_provider_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1094,7 +1203,7 @@ func (x *PrepareCall_Response) String() string {
 func (*PrepareCall_Response) ProtoMessage() {}
 
 func (x *PrepareCall_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[17]
+	mi := &file_providerv1_provider_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1132,7 +1241,7 @@ type Stream_Request struct {
 
 func (x *Stream_Request) Reset() {
 	*x = Stream_Request{}
-	mi := &file_providerv1_provider_proto_msgTypes[18]
+	mi := &file_providerv1_provider_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1144,7 +1253,7 @@ func (x *Stream_Request) String() string {
 func (*Stream_Request) ProtoMessage() {}
 
 func (x *Stream_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[18]
+	mi := &file_providerv1_provider_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1157,7 +1266,7 @@ func (x *Stream_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stream_Request.ProtoReflect.Descriptor instead.
 func (*Stream_Request) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{9, 0}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{10, 0}
 }
 
 func (x *Stream_Request) GetHandle() *Handle {
@@ -1203,18 +1312,20 @@ func (x *Stream_Request) GetTemperature() float64 {
 }
 
 type StreamChunk_BlockStart struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Index         int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
-	Kind          BlockKind              `protobuf:"varint,2,opt,name=kind,proto3,enum=harness.provider.v1.BlockKind" json:"kind,omitempty"`
-	ToolCallId    string                 `protobuf:"bytes,3,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
-	ToolName      string                 `protobuf:"bytes,4,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Index      int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	Kind       BlockKind              `protobuf:"varint,2,opt,name=kind,proto3,enum=harness.provider.v1.BlockKind" json:"kind,omitempty"`
+	ToolCallId string                 `protobuf:"bytes,3,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	ToolName   string                 `protobuf:"bytes,4,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
+	// redacted: a reasoning block whose content is encrypted (it arrives as the signature).
+	Redacted      bool `protobuf:"varint,5,opt,name=redacted,proto3" json:"redacted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StreamChunk_BlockStart) Reset() {
 	*x = StreamChunk_BlockStart{}
-	mi := &file_providerv1_provider_proto_msgTypes[19]
+	mi := &file_providerv1_provider_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1226,7 +1337,7 @@ func (x *StreamChunk_BlockStart) String() string {
 func (*StreamChunk_BlockStart) ProtoMessage() {}
 
 func (x *StreamChunk_BlockStart) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[19]
+	mi := &file_providerv1_provider_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1239,7 +1350,7 @@ func (x *StreamChunk_BlockStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamChunk_BlockStart.ProtoReflect.Descriptor instead.
 func (*StreamChunk_BlockStart) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{11, 0}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{12, 0}
 }
 
 func (x *StreamChunk_BlockStart) GetIndex() int32 {
@@ -1270,17 +1381,26 @@ func (x *StreamChunk_BlockStart) GetToolName() string {
 	return ""
 }
 
+func (x *StreamChunk_BlockStart) GetRedacted() bool {
+	if x != nil {
+		return x.Redacted
+	}
+	return false
+}
+
 type StreamChunk_BlockDelta struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Index         int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
-	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Index int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	Text  string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// signature: verification data of a reasoning block, sent back unchanged with it.
+	Signature     string `protobuf:"bytes,3,opt,name=signature,proto3" json:"signature,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StreamChunk_BlockDelta) Reset() {
 	*x = StreamChunk_BlockDelta{}
-	mi := &file_providerv1_provider_proto_msgTypes[20]
+	mi := &file_providerv1_provider_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1292,7 +1412,7 @@ func (x *StreamChunk_BlockDelta) String() string {
 func (*StreamChunk_BlockDelta) ProtoMessage() {}
 
 func (x *StreamChunk_BlockDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[20]
+	mi := &file_providerv1_provider_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1305,7 +1425,7 @@ func (x *StreamChunk_BlockDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamChunk_BlockDelta.ProtoReflect.Descriptor instead.
 func (*StreamChunk_BlockDelta) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{11, 1}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{12, 1}
 }
 
 func (x *StreamChunk_BlockDelta) GetIndex() int32 {
@@ -1322,6 +1442,13 @@ func (x *StreamChunk_BlockDelta) GetText() string {
 	return ""
 }
 
+func (x *StreamChunk_BlockDelta) GetSignature() string {
+	if x != nil {
+		return x.Signature
+	}
+	return ""
+}
+
 type StreamChunk_BlockEnd struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Index         int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
@@ -1331,7 +1458,7 @@ type StreamChunk_BlockEnd struct {
 
 func (x *StreamChunk_BlockEnd) Reset() {
 	*x = StreamChunk_BlockEnd{}
-	mi := &file_providerv1_provider_proto_msgTypes[21]
+	mi := &file_providerv1_provider_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1343,7 +1470,7 @@ func (x *StreamChunk_BlockEnd) String() string {
 func (*StreamChunk_BlockEnd) ProtoMessage() {}
 
 func (x *StreamChunk_BlockEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[21]
+	mi := &file_providerv1_provider_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1356,7 +1483,7 @@ func (x *StreamChunk_BlockEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamChunk_BlockEnd.ProtoReflect.Descriptor instead.
 func (*StreamChunk_BlockEnd) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{11, 2}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{12, 2}
 }
 
 func (x *StreamChunk_BlockEnd) GetIndex() int32 {
@@ -1376,7 +1503,7 @@ type StreamChunk_Finish struct {
 
 func (x *StreamChunk_Finish) Reset() {
 	*x = StreamChunk_Finish{}
-	mi := &file_providerv1_provider_proto_msgTypes[22]
+	mi := &file_providerv1_provider_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1388,7 +1515,7 @@ func (x *StreamChunk_Finish) String() string {
 func (*StreamChunk_Finish) ProtoMessage() {}
 
 func (x *StreamChunk_Finish) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[22]
+	mi := &file_providerv1_provider_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1401,7 +1528,7 @@ func (x *StreamChunk_Finish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamChunk_Finish.ProtoReflect.Descriptor instead.
 func (*StreamChunk_Finish) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{11, 3}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{12, 3}
 }
 
 func (x *StreamChunk_Finish) GetReason() string {
@@ -1422,11 +1549,12 @@ var File_providerv1_provider_proto protoreflect.FileDescriptor
 
 const file_providerv1_provider_proto_rawDesc = "" +
 	"\n" +
-	"\x19providerv1/provider.proto\x12\x13harness.provider.v1\x1a\x15commonv1/common.proto\"s\n" +
+	"\x19providerv1/provider.proto\x12\x13harness.provider.v1\x1a\x15commonv1/common.proto\"\x9f\x01\n" +
 	"\aPricing\x12&\n" +
 	"\x0finput_cache_hit\x18\x01 \x01(\x01R\rinputCacheHit\x12(\n" +
 	"\x10input_cache_miss\x18\x02 \x01(\x01R\x0einputCacheMiss\x12\x16\n" +
-	"\x06output\x18\x03 \x01(\x01R\x06output\"\x9a\x02\n" +
+	"\x06output\x18\x03 \x01(\x01R\x06output\x12*\n" +
+	"\x11input_cache_write\x18\x04 \x01(\x01R\x0finputCacheWrite\"\x9a\x02\n" +
 	"\tModelInfo\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
 	"\x0econtext_window\x18\x02 \x01(\x03R\rcontextWindow\x12\x1d\n" +
@@ -1445,12 +1573,13 @@ const file_providerv1_provider_proto_rawDesc = "" +
 	"\x06Models\x1a\t\n" +
 	"\aRequest\x1aB\n" +
 	"\bResponse\x126\n" +
-	"\x06models\x18\x01 \x03(\v2\x1e.harness.provider.v1.ModelInfoR\x06models\"\xd7\x01\n" +
-	"\vPrepareCall\x1a\x86\x01\n" +
+	"\x06models\x18\x01 \x03(\v2\x1e.harness.provider.v1.ModelInfoR\x06models\"\x80\x02\n" +
+	"\vPrepareCall\x1a\xaf\x01\n" +
 	"\aRequest\x124\n" +
 	"\x05model\x18\x01 \x01(\v2\x1e.harness.provider.v1.ModelInfoR\x05model\x12\x1a\n" +
 	"\bthinking\x18\x02 \x01(\bR\bthinking\x12)\n" +
-	"\x10replay_reasoning\x18\x03 \x01(\bR\x0freplayReasoning\x1a?\n" +
+	"\x10replay_reasoning\x18\x03 \x01(\bR\x0freplayReasoning\x12'\n" +
+	"\x0fthinking_budget\x18\x04 \x01(\x03R\x0ethinkingBudget\x1a?\n" +
 	"\bResponse\x123\n" +
 	"\x06handle\x18\x01 \x01(\v2\x1b.harness.provider.v1.HandleR\x06handle\"8\n" +
 	"\x06Handle\x12\x0e\n" +
@@ -1461,7 +1590,7 @@ const file_providerv1_provider_proto_rawDesc = "" +
 	"\bToolCall\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12%\n" +
-	"\x0earguments_json\x18\x03 \x01(\tR\rargumentsJson\"\xb5\x01\n" +
+	"\x0earguments_json\x18\x03 \x01(\tR\rargumentsJson\"\x9d\x02\n" +
 	"\aMessage\x12\x12\n" +
 	"\x04role\x18\x01 \x01(\tR\x04role\x12\x18\n" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12\x1c\n" +
@@ -1469,7 +1598,13 @@ const file_providerv1_provider_proto_rawDesc = "" +
 	"\n" +
 	"tool_calls\x18\x04 \x03(\v2\x1d.harness.provider.v1.ToolCallR\ttoolCalls\x12 \n" +
 	"\ftool_call_id\x18\x05 \x01(\tR\n" +
-	"toolCallId\"o\n" +
+	"toolCallId\x12N\n" +
+	"\x10reasoning_blocks\x18\x06 \x03(\v2#.harness.provider.v1.ReasoningBlockR\x0freasoningBlocks\x12\x16\n" +
+	"\x06pinned\x18\a \x01(\bR\x06pinned\"^\n" +
+	"\x0eReasoningBlock\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12\x1c\n" +
+	"\tsignature\x18\x02 \x01(\tR\tsignature\x12\x1a\n" +
+	"\bredacted\x18\x03 \x01(\bR\bredacted\"o\n" +
 	"\x0eToolDefinition\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12'\n" +
@@ -1483,13 +1618,14 @@ const file_providerv1_provider_proto_rawDesc = "" +
 	"toolChoice\x12\x1d\n" +
 	"\n" +
 	"max_output\x18\x05 \x01(\x03R\tmaxOutput\x12 \n" +
-	"\vtemperature\x18\x06 \x01(\x01R\vtemperature\"\xda\x01\n" +
+	"\vtemperature\x18\x06 \x01(\x01R\vtemperature\"\x88\x02\n" +
 	"\x05Usage\x12#\n" +
 	"\rprompt_tokens\x18\x01 \x01(\x03R\fpromptTokens\x12+\n" +
 	"\x11completion_tokens\x18\x02 \x01(\x03R\x10completionTokens\x12(\n" +
 	"\x10cache_hit_tokens\x18\x03 \x01(\x03R\x0ecacheHitTokens\x12*\n" +
 	"\x11cache_miss_tokens\x18\x04 \x01(\x03R\x0fcacheMissTokens\x12)\n" +
-	"\x10reasoning_tokens\x18\x05 \x01(\x03R\x0freasoningTokens\"\xef\x05\n" +
+	"\x10reasoning_tokens\x18\x05 \x01(\x03R\x0freasoningTokens\x12,\n" +
+	"\x12cache_write_tokens\x18\x06 \x01(\x03R\x10cacheWriteTokens\"\xa9\x06\n" +
 	"\vStreamChunk\x12N\n" +
 	"\vblock_start\x18\x01 \x01(\v2+.harness.provider.v1.StreamChunk.BlockStartH\x00R\n" +
 	"blockStart\x12N\n" +
@@ -1498,18 +1634,20 @@ const file_providerv1_provider_proto_rawDesc = "" +
 	"\tblock_end\x18\x03 \x01(\v2).harness.provider.v1.StreamChunk.BlockEndH\x00R\bblockEnd\x122\n" +
 	"\x05usage\x18\x04 \x01(\v2\x1a.harness.provider.v1.UsageH\x00R\x05usage\x12A\n" +
 	"\x06finish\x18\x05 \x01(\v2'.harness.provider.v1.StreamChunk.FinishH\x00R\x06finish\x120\n" +
-	"\x05error\x18\x06 \x01(\v2\x18.harness.common.v1.ErrorH\x00R\x05error\x1a\x95\x01\n" +
+	"\x05error\x18\x06 \x01(\v2\x18.harness.common.v1.ErrorH\x00R\x05error\x1a\xb1\x01\n" +
 	"\n" +
 	"BlockStart\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x122\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1e.harness.provider.v1.BlockKindR\x04kind\x12 \n" +
 	"\ftool_call_id\x18\x03 \x01(\tR\n" +
 	"toolCallId\x12\x1b\n" +
-	"\ttool_name\x18\x04 \x01(\tR\btoolName\x1a6\n" +
+	"\ttool_name\x18\x04 \x01(\tR\btoolName\x12\x1a\n" +
+	"\bredacted\x18\x05 \x01(\bR\bredacted\x1aT\n" +
 	"\n" +
 	"BlockDelta\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\x1a \n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1c\n" +
+	"\tsignature\x18\x03 \x01(\tR\tsignature\x1a \n" +
 	"\bBlockEnd\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x1aR\n" +
 	"\x06Finish\x12\x16\n" +
@@ -1540,7 +1678,7 @@ func file_providerv1_provider_proto_rawDescGZIP() []byte {
 }
 
 var file_providerv1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_providerv1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_providerv1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_providerv1_provider_proto_goTypes = []any{
 	(BlockKind)(0),                 // 0: harness.provider.v1.BlockKind
 	(*Pricing)(nil),                // 1: harness.provider.v1.Pricing
@@ -1551,54 +1689,56 @@ var file_providerv1_provider_proto_goTypes = []any{
 	(*Handle)(nil),                 // 6: harness.provider.v1.Handle
 	(*ToolCall)(nil),               // 7: harness.provider.v1.ToolCall
 	(*Message)(nil),                // 8: harness.provider.v1.Message
-	(*ToolDefinition)(nil),         // 9: harness.provider.v1.ToolDefinition
-	(*Stream)(nil),                 // 10: harness.provider.v1.Stream
-	(*Usage)(nil),                  // 11: harness.provider.v1.Usage
-	(*StreamChunk)(nil),            // 12: harness.provider.v1.StreamChunk
-	(*Configure_Request)(nil),      // 13: harness.provider.v1.Configure.Request
-	(*Configure_Response)(nil),     // 14: harness.provider.v1.Configure.Response
-	(*Models_Request)(nil),         // 15: harness.provider.v1.Models.Request
-	(*Models_Response)(nil),        // 16: harness.provider.v1.Models.Response
-	(*PrepareCall_Request)(nil),    // 17: harness.provider.v1.PrepareCall.Request
-	(*PrepareCall_Response)(nil),   // 18: harness.provider.v1.PrepareCall.Response
-	(*Stream_Request)(nil),         // 19: harness.provider.v1.Stream.Request
-	(*StreamChunk_BlockStart)(nil), // 20: harness.provider.v1.StreamChunk.BlockStart
-	(*StreamChunk_BlockDelta)(nil), // 21: harness.provider.v1.StreamChunk.BlockDelta
-	(*StreamChunk_BlockEnd)(nil),   // 22: harness.provider.v1.StreamChunk.BlockEnd
-	(*StreamChunk_Finish)(nil),     // 23: harness.provider.v1.StreamChunk.Finish
-	(*commonv1.Error)(nil),         // 24: harness.common.v1.Error
+	(*ReasoningBlock)(nil),         // 9: harness.provider.v1.ReasoningBlock
+	(*ToolDefinition)(nil),         // 10: harness.provider.v1.ToolDefinition
+	(*Stream)(nil),                 // 11: harness.provider.v1.Stream
+	(*Usage)(nil),                  // 12: harness.provider.v1.Usage
+	(*StreamChunk)(nil),            // 13: harness.provider.v1.StreamChunk
+	(*Configure_Request)(nil),      // 14: harness.provider.v1.Configure.Request
+	(*Configure_Response)(nil),     // 15: harness.provider.v1.Configure.Response
+	(*Models_Request)(nil),         // 16: harness.provider.v1.Models.Request
+	(*Models_Response)(nil),        // 17: harness.provider.v1.Models.Response
+	(*PrepareCall_Request)(nil),    // 18: harness.provider.v1.PrepareCall.Request
+	(*PrepareCall_Response)(nil),   // 19: harness.provider.v1.PrepareCall.Response
+	(*Stream_Request)(nil),         // 20: harness.provider.v1.Stream.Request
+	(*StreamChunk_BlockStart)(nil), // 21: harness.provider.v1.StreamChunk.BlockStart
+	(*StreamChunk_BlockDelta)(nil), // 22: harness.provider.v1.StreamChunk.BlockDelta
+	(*StreamChunk_BlockEnd)(nil),   // 23: harness.provider.v1.StreamChunk.BlockEnd
+	(*StreamChunk_Finish)(nil),     // 24: harness.provider.v1.StreamChunk.Finish
+	(*commonv1.Error)(nil),         // 25: harness.common.v1.Error
 }
 var file_providerv1_provider_proto_depIdxs = []int32{
 	1,  // 0: harness.provider.v1.ModelInfo.pricing:type_name -> harness.provider.v1.Pricing
 	7,  // 1: harness.provider.v1.Message.tool_calls:type_name -> harness.provider.v1.ToolCall
-	20, // 2: harness.provider.v1.StreamChunk.block_start:type_name -> harness.provider.v1.StreamChunk.BlockStart
-	21, // 3: harness.provider.v1.StreamChunk.block_delta:type_name -> harness.provider.v1.StreamChunk.BlockDelta
-	22, // 4: harness.provider.v1.StreamChunk.block_end:type_name -> harness.provider.v1.StreamChunk.BlockEnd
-	11, // 5: harness.provider.v1.StreamChunk.usage:type_name -> harness.provider.v1.Usage
-	23, // 6: harness.provider.v1.StreamChunk.finish:type_name -> harness.provider.v1.StreamChunk.Finish
-	24, // 7: harness.provider.v1.StreamChunk.error:type_name -> harness.common.v1.Error
-	24, // 8: harness.provider.v1.Configure.Response.error:type_name -> harness.common.v1.Error
-	2,  // 9: harness.provider.v1.Models.Response.models:type_name -> harness.provider.v1.ModelInfo
-	2,  // 10: harness.provider.v1.PrepareCall.Request.model:type_name -> harness.provider.v1.ModelInfo
-	6,  // 11: harness.provider.v1.PrepareCall.Response.handle:type_name -> harness.provider.v1.Handle
-	6,  // 12: harness.provider.v1.Stream.Request.handle:type_name -> harness.provider.v1.Handle
-	8,  // 13: harness.provider.v1.Stream.Request.messages:type_name -> harness.provider.v1.Message
-	9,  // 14: harness.provider.v1.Stream.Request.tools:type_name -> harness.provider.v1.ToolDefinition
-	0,  // 15: harness.provider.v1.StreamChunk.BlockStart.kind:type_name -> harness.provider.v1.BlockKind
-	11, // 16: harness.provider.v1.StreamChunk.Finish.usage:type_name -> harness.provider.v1.Usage
-	13, // 17: harness.provider.v1.Provider.Configure:input_type -> harness.provider.v1.Configure.Request
-	15, // 18: harness.provider.v1.Provider.Models:input_type -> harness.provider.v1.Models.Request
-	17, // 19: harness.provider.v1.Provider.PrepareCall:input_type -> harness.provider.v1.PrepareCall.Request
-	19, // 20: harness.provider.v1.Provider.Stream:input_type -> harness.provider.v1.Stream.Request
-	14, // 21: harness.provider.v1.Provider.Configure:output_type -> harness.provider.v1.Configure.Response
-	16, // 22: harness.provider.v1.Provider.Models:output_type -> harness.provider.v1.Models.Response
-	18, // 23: harness.provider.v1.Provider.PrepareCall:output_type -> harness.provider.v1.PrepareCall.Response
-	12, // 24: harness.provider.v1.Provider.Stream:output_type -> harness.provider.v1.StreamChunk
-	21, // [21:25] is the sub-list for method output_type
-	17, // [17:21] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	9,  // 2: harness.provider.v1.Message.reasoning_blocks:type_name -> harness.provider.v1.ReasoningBlock
+	21, // 3: harness.provider.v1.StreamChunk.block_start:type_name -> harness.provider.v1.StreamChunk.BlockStart
+	22, // 4: harness.provider.v1.StreamChunk.block_delta:type_name -> harness.provider.v1.StreamChunk.BlockDelta
+	23, // 5: harness.provider.v1.StreamChunk.block_end:type_name -> harness.provider.v1.StreamChunk.BlockEnd
+	12, // 6: harness.provider.v1.StreamChunk.usage:type_name -> harness.provider.v1.Usage
+	24, // 7: harness.provider.v1.StreamChunk.finish:type_name -> harness.provider.v1.StreamChunk.Finish
+	25, // 8: harness.provider.v1.StreamChunk.error:type_name -> harness.common.v1.Error
+	25, // 9: harness.provider.v1.Configure.Response.error:type_name -> harness.common.v1.Error
+	2,  // 10: harness.provider.v1.Models.Response.models:type_name -> harness.provider.v1.ModelInfo
+	2,  // 11: harness.provider.v1.PrepareCall.Request.model:type_name -> harness.provider.v1.ModelInfo
+	6,  // 12: harness.provider.v1.PrepareCall.Response.handle:type_name -> harness.provider.v1.Handle
+	6,  // 13: harness.provider.v1.Stream.Request.handle:type_name -> harness.provider.v1.Handle
+	8,  // 14: harness.provider.v1.Stream.Request.messages:type_name -> harness.provider.v1.Message
+	10, // 15: harness.provider.v1.Stream.Request.tools:type_name -> harness.provider.v1.ToolDefinition
+	0,  // 16: harness.provider.v1.StreamChunk.BlockStart.kind:type_name -> harness.provider.v1.BlockKind
+	12, // 17: harness.provider.v1.StreamChunk.Finish.usage:type_name -> harness.provider.v1.Usage
+	14, // 18: harness.provider.v1.Provider.Configure:input_type -> harness.provider.v1.Configure.Request
+	16, // 19: harness.provider.v1.Provider.Models:input_type -> harness.provider.v1.Models.Request
+	18, // 20: harness.provider.v1.Provider.PrepareCall:input_type -> harness.provider.v1.PrepareCall.Request
+	20, // 21: harness.provider.v1.Provider.Stream:input_type -> harness.provider.v1.Stream.Request
+	15, // 22: harness.provider.v1.Provider.Configure:output_type -> harness.provider.v1.Configure.Response
+	17, // 23: harness.provider.v1.Provider.Models:output_type -> harness.provider.v1.Models.Response
+	19, // 24: harness.provider.v1.Provider.PrepareCall:output_type -> harness.provider.v1.PrepareCall.Response
+	13, // 25: harness.provider.v1.Provider.Stream:output_type -> harness.provider.v1.StreamChunk
+	22, // [22:26] is the sub-list for method output_type
+	18, // [18:22] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_providerv1_provider_proto_init() }
@@ -1606,7 +1746,7 @@ func file_providerv1_provider_proto_init() {
 	if File_providerv1_provider_proto != nil {
 		return
 	}
-	file_providerv1_provider_proto_msgTypes[11].OneofWrappers = []any{
+	file_providerv1_provider_proto_msgTypes[12].OneofWrappers = []any{
 		(*StreamChunk_BlockStart_)(nil),
 		(*StreamChunk_BlockDelta_)(nil),
 		(*StreamChunk_BlockEnd_)(nil),
@@ -1620,7 +1760,7 @@ func file_providerv1_provider_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_providerv1_provider_proto_rawDesc), len(file_providerv1_provider_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   23,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
