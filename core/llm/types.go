@@ -11,7 +11,7 @@ type Binding struct {
 	Model           sdk.ModelInfo
 	Thinking        bool  // reasoning mode on
 	ThinkingBudget  int64 // reasoning tokens per request; 0: the provider's default
-	ReplayReasoning bool // send the reasoning of tool-call turns back
+	ReplayReasoning bool  // send the reasoning of tool-call turns back
 }
 
 // PrepareRequest is what a Streamer sends to the provider's PrepareCall.
@@ -37,14 +37,14 @@ type Request struct {
 
 // AssistantMessage is the answer of one finished attempt.
 type AssistantMessage struct {
-	Text         string
-	Reasoning    string
+	Text      string
+	Reasoning string
 	// ReasoningBlocks are the reasoning blocks with their signatures, when
 	// the provider streamed any signature (Anthropic): sent back unchanged.
 	ReasoningBlocks []sdk.ReasoningBlock
-	ToolCalls    []sdk.ToolCall // in block-index order; arguments are valid JSON
-	FinishReason string         // "stop", "tool_calls", "length", ...
-	Usage        sdk.Usage
+	ToolCalls       []sdk.ToolCall // in block-index order; arguments are valid JSON
+	FinishReason    string         // "stop", "tool_calls", "length", ...
+	Usage           sdk.Usage
 }
 
 // AsMessage returns the message as a conversation entry for the next request.
