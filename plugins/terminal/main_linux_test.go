@@ -13,6 +13,10 @@ import (
 // pluginBinary is cmd/harness-tool-terminal, built once by TestMain.
 var pluginBinary string
 
+// probeBinary is testdata/sandboxprobe, built once by TestMain: the
+// sandbox tests run it inside the sandbox.
+var probeBinary string
+
 func TestMain(m *testing.M) {
 	// In-process tests run commands through this test binary: it is the
 	// helper when started as one.
@@ -33,10 +37,13 @@ func runTests(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	pluginBinary = filepath.Join(dir, "harness-tool-terminal")
-	build := exec.Command("go", "build", "-o", pluginBinary, "./cmd/harness-tool-terminal")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build the plugin: %v\n%s", err, out)
-		return 1
+	probeBinary = filepath.Join(dir, "sandboxprobe")
+	for bin, pkg := range map[string]string{pluginBinary: "./cmd/harness-tool-terminal", probeBinary: "./testdata/sandboxprobe"} {
+		build := exec.Command("go", "build", "-o", bin, pkg)
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, out)
+			return 1
+		}
 	}
 	code := m.Run()
 	removePrivateTemp()

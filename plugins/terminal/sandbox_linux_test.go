@@ -1,8 +1,29 @@
 package terminal
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/harness-agent/harness/sdk"
 )
+
+// The tests of the sandbox's promises (docs/security.md, "Terminal
+// sandbox"). Each runs the attack through the real plugin binary, checks
+// that its side effect did not happen, and, where that makes the test
+// meaningful, that the same attempt does work unsandboxed.
 
 // requireSandbox skips a test of the full sandbox where this kernel cannot
 // set it up, saying what is missing.
@@ -17,5 +38,399 @@ func requireSandbox(t testing.TB) {
 	}
 	if err := sandboxAvailable(); err != nil {
 		t.Skipf("no Landlock sandbox on this kernel: %v", err)
+	}
+}
+
+// sandboxedPlugin is the plugin binary configured with cfg on a new
+// workspace, with protected paths; it returns the workspace and the plugin's pid.
+func sandboxedPlugin(t *testing.T, cfg string, protected []string, env ...string) (*sdk.ToolClient, string, int) {
+	t.Helper()
+	requireSandbox(t)
+	ws := t.TempDir()
+	tc, client := startPlugin(t, env...)
+	if err := tc.Configure(context.Background(), sdk.PluginConfig{Workspace: ws, Config: json.RawMessage(cfg), Protected: protected}); err != nil {
+		t.Fatalf("configure %s: %v", cfg, err)
+	}
+	return tc, ws, client.ReattachConfig().Pid
+}
+
+// reconfigure gives the running plugin another config on the same workspace.
+func reconfigure(t *testing.T, tc *sdk.ToolClient, ws, cfg string, protected []string) {
+	t.Helper()
+	if err := tc.Configure(context.Background(), sdk.PluginConfig{Workspace: ws, Config: json.RawMessage(cfg), Protected: protected}); err != nil {
+		t.Fatalf("configure %s: %v", cfg, err)
+	}
+}
+
+func runIn(t *testing.T, tc *sdk.ToolClient, command string) sdk.Result {
+	t.Helper()
+	res, err := tc.Execute(context.Background(), call(command, 0), nil)
+	if err != nil {
+		t.Fatalf("execute %q: %v", command, err)
+	}
+	if res.Err != nil {
+		t.Fatalf("execute %q: %v (%s)", command, res.Err, res.Content)
+	}
+	return res
+}
+
+// withProbe copies the probe binary into the workspace and returns its
+// path there (the sandbox hides the host's /tmp, where it was built).
+func withProbe(t *testing.T, ws string) string {
+	t.Helper()
+	b, err := os.ReadFile(probeBinary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(ws, "sandboxprobe")
+	if err := os.WriteFile(p, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// fileState is what a canary file looks like: any change to its content
+// or metadata shows.
+type fileState struct {
+	content      string
+	mode         os.FileMode
+	uid, gid     uint32
+	mtime, ctime unix.Timespec
+	xattr        bool
+}
+
+func stateOf(t *testing.T, path string) fileState {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("canary %s: %v", path, err)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		t.Fatal(err)
+	}
+	_, xerr := unix.Getxattr(path, "user.sandbox", nil)
+	return fileState{string(b), os.FileMode(st.Mode), st.Uid, st.Gid, st.Mtim, st.Ctim, xerr == nil}
+}
+
+func canary(t *testing.T, path string) fileState {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("canary "+path), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return stateOf(t, path)
+}
+
+func assertUnchanged(t *testing.T, path string, before fileState) {
+	t.Helper()
+	if after := stateOf(t, path); after != before {
+		t.Errorf("%s changed: before %+v, after %+v", path, before, after)
+	}
+}
+
+// TestSandboxProtectedPaths: a sandboxed command cannot replace, edit,
+// truncate, remove, rename, chmod or touch a protected path — the config,
+// the session store, a plugin binary in the workspace, the harness binary
+// outside it — nor move a protected file's directory away and put a
+// forgery in its place; the rest of the workspace stays writable.
+func TestSandboxProtectedPaths(t *testing.T) {
+	t.Parallel()
+	outside := outsideDir(t)
+	ws := t.TempDir()
+	paths := map[string]string{
+		"config":        filepath.Join(ws, "agent.hcl"),
+		"store":         filepath.Join(ws, ".harness", "harness.db"),
+		"plugin binary": filepath.Join(ws, "plugins", "bin", "harness-tool-x"),
+		"harness":       filepath.Join(outside, "bin", "harness"),
+	}
+	states := map[string]fileState{}
+	for _, p := range paths {
+		states[p] = canary(t, p)
+	}
+	protected := []string{paths["config"], filepath.Join(ws, ".harness"), paths["plugin binary"], paths["harness"]}
+	tc, _ := startPlugin(t)
+	reconfigure(t, tc, ws, `{}`, protected)
+	requireSandbox(t)
+
+	attacks := []string{
+		"echo evil > agent.hcl", "echo evil >> agent.hcl", "sed -i s/canary/evil/ agent.hcl", ": > agent.hcl",
+		"truncate -s 0 agent.hcl", "rm -f agent.hcl", "mv agent.hcl moved.hcl", "ln -f evil agent.hcl",
+		"chmod 777 agent.hcl", "touch -d 2001-01-01 agent.hcl", "ln agent.hcl hardlink.hcl && echo evil >> hardlink.hcl",
+		"echo evil > .harness/harness.db", "rm -rf .harness", "mv .harness h2 && mkdir .harness && echo evil > .harness/harness.db",
+		"touch .harness/harness.db-wal",
+		"cp /bin/sh plugins/bin/harness-tool-x", "mv plugins p2 && mkdir -p plugins/bin && echo evil > plugins/bin/harness-tool-x",
+		"mv plugins/bin plugins/b2 && mkdir plugins/bin && echo evil > plugins/bin/harness-tool-x",
+		"rm -rf plugins",
+		"cp /bin/sh " + paths["harness"], "echo evil > " + paths["harness"], "mv " + paths["harness"] + " " + outside,
+		"rm -f " + paths["harness"],
+	}
+	for _, a := range attacks {
+		res := runIn(t, tc, "echo evil > evil; "+a)
+		if strings.HasSuffix(res.Content, "exit code: 0") {
+			t.Errorf("%q succeeded: %s", a, res.Content)
+		}
+	}
+	for _, p := range paths {
+		assertUnchanged(t, p, states[p])
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".harness", "harness.db-wal")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a file was created in the protected store directory: %v", err)
+	}
+	// The rest of the workspace, the protected paths' directories included,
+	// is writable.
+	res := runIn(t, tc, "echo ok > plugins/bin/other && mkdir -p src && echo ok > src/a && rm evil && echo done")
+	if !strings.HasSuffix(res.Content, "done\nexit code: 0") {
+		t.Errorf("writes in the workspace failed: %s", res.Content)
+	}
+
+	// Control: unsandboxed, the same edit works.
+	reconfigure(t, tc, ws, `{"sandbox": "off"}`, protected)
+	runIn(t, tc, "echo evil > agent.hcl")
+	if b, _ := os.ReadFile(paths["config"]); string(b) != "evil\n" {
+		t.Errorf("unsandboxed, the config was not written: %q", b)
+	}
+}
+
+// TestSandboxMetadataOutside: chmod, chown, utime and setxattr on a file
+// outside the workspace fail (Landlock alone would let them through).
+func TestSandboxMetadataOutside(t *testing.T) {
+	t.Parallel()
+	outside := outsideDir(t)
+	target := filepath.Join(outside, "canary")
+	before := canary(t, target)
+	tc, ws, _ := sandboxedPlugin(t, `{}`, nil)
+	probe := withProbe(t, ws)
+	for _, a := range []string{
+		"chmod 777 " + target, "chown 12345:12345 " + target, "touch -d 2001-01-01 " + target, "touch -a " + target,
+		probe + " setxattr " + target, "chmod 700 " + outside, "touch " + outside,
+	} {
+		res := runIn(t, tc, a)
+		if strings.HasSuffix(res.Content, "exit code: 0") {
+			t.Errorf("%q succeeded: %s", a, res.Content)
+		}
+	}
+	assertUnchanged(t, target, before)
+
+	// Control: unsandboxed, chmod works (and so would the rest).
+	reconfigure(t, tc, ws, `{"sandbox": "off"}`, nil)
+	runIn(t, tc, "chmod 600 "+target)
+	if stateOf(t, target).mode == before.mode {
+		t.Error("unsandboxed, chmod did not change the mode")
+	}
+}
+
+// listenUnix listens on a UNIX socket outside the sandbox: a pathname
+// socket (in a directory outside the workspace) or an abstract one (@…).
+func listenUnix(t *testing.T, addr string) *net.UnixListener {
+	t.Helper()
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: addr, Net: "unix"})
+	if err != nil {
+		t.Fatalf("listen on %s: %v", addr, err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// connected says whether a connection reached the listener: one that
+// connect(2) completed waits in its backlog, where a non-blocking
+// accept(2) finds it without waiting.
+func connected(t *testing.T, l syscall.Conn) bool {
+	t.Helper()
+	raw, err := l.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nfd int
+	var aerr error
+	if err := raw.Control(func(fd uintptr) { nfd, _, aerr = unix.Accept4(int(fd), unix.SOCK_CLOEXEC) }); err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case aerr == nil:
+		unix.Close(nfd)
+		return true
+	case errors.Is(aerr, unix.EAGAIN):
+		return false
+	}
+	t.Fatalf("accept: %v", aerr)
+	return false
+}
+
+// TestSandboxUnixSockets: a command cannot drive a daemon outside over its
+// UNIX socket, be it a pathname socket (tmux, docker) or an abstract one.
+func TestSandboxUnixSockets(t *testing.T) {
+	t.Parallel()
+	outside := outsideDir(t)
+	listeners := map[string]*net.UnixListener{
+		filepath.Join(outside, "daemon.sock"):         nil,
+		"@harness-sandbox-test-" + strconv.Itoa(os.Getpid()) + "-" + filepath.Base(outside): nil,
+	}
+	for addr := range listeners {
+		listeners[addr] = listenUnix(t, addr)
+	}
+	tc, ws, _ := sandboxedPlugin(t, `{"network": true}`, nil)
+	probe := withProbe(t, ws)
+	for addr, l := range listeners {
+		res := runIn(t, tc, probe+" unix "+addr)
+		if !strings.Contains(res.Content, "probe failed") || connected(t, l) {
+			t.Errorf("sandboxed, the connection to %s went through: %s", addr, res.Content)
+		}
+	}
+	// Control: unsandboxed, both connect.
+	reconfigure(t, tc, ws, `{"sandbox": "off"}`, nil)
+	for addr, l := range listeners {
+		res := runIn(t, tc, probe+" unix "+addr)
+		if !strings.Contains(res.Content, "probe succeeded") || !connected(t, l) {
+			t.Errorf("unsandboxed, the connection to %s failed: %s", addr, res.Content)
+		}
+	}
+}
+
+// TestSandboxSignals: a command cannot signal the plugin (the host's
+// process tree) nor a sibling process outside its own tree.
+func TestSandboxSignals(t *testing.T) {
+	t.Parallel()
+	sibling := exec.Command("sleep", "1000")
+	if err := sibling.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- sibling.Wait() }()
+	t.Cleanup(func() { sibling.Process.Kill(); <-exited })
+	tc, _, pluginPid := sandboxedPlugin(t, `{}`, nil)
+
+	for _, a := range []string{
+		fmt.Sprintf("kill -KILL %d", sibling.Process.Pid),
+		fmt.Sprintf("kill -USR1 %d", pluginPid), // the Go runtime's default: die
+		fmt.Sprintf("kill -CONT %d", os.Getpid()),
+		"kill -KILL -1; echo after",
+	} {
+		res := runIn(t, tc, a)
+		if strings.HasSuffix(res.Content, "exit code: 0") && !strings.Contains(res.Content, "after") {
+			t.Errorf("%q succeeded: %s", a, res.Content)
+		}
+	}
+	select {
+	case err := <-exited:
+		t.Errorf("the sibling was killed: %v", err)
+	default:
+	}
+	if err := sibling.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the sibling is gone: %v", err)
+	}
+	// The plugin still answers.
+	if res := runIn(t, tc, "echo alive"); !strings.Contains(res.Content, "alive") {
+		t.Errorf("the plugin: %s", res.Content)
+	}
+}
+
+// TestSandboxProcessesOutsideAreInvisible: a command cannot read the
+// environment, memory, command line or file descriptors of the plugin or
+// the host, and sees only its own processes in /proc.
+func TestSandboxProcessesOutsideAreInvisible(t *testing.T) {
+	t.Parallel()
+	// The plugin has it; its commands' environment is scrubbed of it.
+	const secret = "sandbox-canary-f00d"
+	tc, _, pluginPid := sandboxedPlugin(t, `{}`, nil, "CANARY_API_KEY="+secret)
+	for _, pid := range []int{pluginPid, os.Getpid(), os.Getppid()} {
+		for _, f := range []string{"environ", "cmdline", "maps", "mem", "fd"} {
+			res := runIn(t, tc, fmt.Sprintf("cat /proc/%d/%s; ls -l /proc/%d/%s", pid, f, pid, f))
+			if strings.Contains(res.Content, secret) {
+				t.Errorf("pid %d %s leaked: %s", pid, f, res.Content)
+			}
+		}
+	}
+	res := runIn(t, tc, "cat /proc/*/environ /proc/*/cmdline | tr '\\0' '\\n'; ls /proc | grep -c '^[0-9]'")
+	if strings.Contains(res.Content, secret) {
+		t.Errorf("a process outside is visible: %s", res.Content)
+	}
+	// The helper, bash, cat/ls and grep: a handful, not the machine's.
+	lines := strings.Split(strings.TrimSpace(res.Content), "\n")
+	if n, err := strconv.Atoi(lines[len(lines)-2]); err != nil || n > 5 {
+		t.Errorf("the command sees %q processes", lines[len(lines)-2])
+	}
+}
+
+// TestSandboxNetwork: without permissions.network a command reaches no
+// listener on the host, not even on loopback; with it, it does.
+func TestSandboxNetwork(t *testing.T) {
+	t.Parallel()
+	l, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	addr := l.Addr().(*net.TCPAddr)
+	tc, ws, _ := sandboxedPlugin(t, `{}`, nil)
+	probe := withProbe(t, ws)
+	attempts := []string{
+		fmt.Sprintf("echo hi > /dev/tcp/127.0.0.1/%d", addr.Port),
+		fmt.Sprintf("%s tcp 127.0.0.1:%d", probe, addr.Port),
+	}
+	if _, err := exec.LookPath("curl"); err == nil {
+		attempts = append(attempts, fmt.Sprintf("curl -sS -m 5 http://127.0.0.1:%d/", addr.Port))
+	}
+	for _, a := range attempts {
+		res := runIn(t, tc, a)
+		if strings.HasSuffix(res.Content, "exit code: 0") || connected(t, l) {
+			t.Errorf("without network, %q connected: %s", a, res.Content)
+		}
+	}
+	// Loopback inside the sandbox works.
+	res := runIn(t, tc, "ip -br addr show lo 2>/dev/null || cat /sys/class/net/lo/operstate")
+	if strings.Contains(res.Content, "DOWN") || strings.Contains(res.Content, "down") {
+		t.Errorf("loopback in the sandbox: %s", res.Content)
+	}
+
+	reconfigure(t, tc, ws, `{"network": true}`, nil)
+	res = runIn(t, tc, attempts[1])
+	if !strings.Contains(res.Content, "probe succeeded") || !connected(t, l) {
+		t.Errorf("with network = true, the connection failed: %s", res.Content)
+	}
+}
+
+// TestSandboxTempIsPrivate: the command's /tmp is the plugin's own temp
+// dir, kept between commands; the host's /tmp and what is in it are hidden.
+func TestSandboxTempIsPrivate(t *testing.T) {
+	t.Parallel()
+	hostTmp, err := os.MkdirTemp("", "terminal-host-tmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(hostTmp) })
+	tc, _, _ := sandboxedPlugin(t, `{}`, nil)
+	res := runIn(t, tc, fmt.Sprintf(`echo $TMPDIR; echo x > /tmp/kept; ls -d %s 2>&1; echo x > %s/planted`, hostTmp, hostTmp))
+	if !strings.HasPrefix(res.Content, "/tmp\n") || !strings.Contains(res.Content, "No such file or directory") {
+		t.Errorf("the host's temp dir is visible: %s", res.Content)
+	}
+	if _, err := os.Stat(filepath.Join(hostTmp, "planted")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a file was planted in the host's temp dir: %v", err)
+	}
+	if res := runIn(t, tc, "cat /tmp/kept"); !strings.HasPrefix(res.Content, "x\n") {
+		t.Errorf("the temp dir was not kept between commands: %s", res.Content)
+	}
+}
+
+// TestSandboxNoCapabilities: the command holds no capability, so it cannot
+// undo its mounts, and cannot use set-user-ID programs to regain any.
+func TestSandboxNoCapabilities(t *testing.T) {
+	t.Parallel()
+	tc, ws, _ := sandboxedPlugin(t, `{}`, []string{})
+	res := runIn(t, tc, "grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp):' /proc/self/status; "+
+		"mount -o remount,rw / 2>&1; umount "+ws+" 2>&1; echo end")
+	for _, want := range []string{"CapInh:\t0000000000000000", "CapPrm:\t0000000000000000", "CapEff:\t0000000000000000",
+		"CapBnd:\t0000000000000000", "CapAmb:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2"} {
+		if !strings.Contains(res.Content, want) {
+			t.Errorf("want %q in %s", want, res.Content)
+		}
+	}
+	if !bytes.Contains([]byte(res.Content), []byte("end\nexit code: 0")) {
+		t.Errorf("content: %s", res.Content)
+	}
+	if res := runIn(t, tc, "touch x && echo ok"); !strings.Contains(res.Content, "ok") {
+		t.Errorf("the workspace mount is gone: %s", res.Content)
 	}
 }
