@@ -50,19 +50,30 @@
 //
 // # Sandbox
 //
-// With sandbox = "workspace-write" in the plugin config the helper
-// confines itself, before it starts the shell, with Landlock: the command
-// reads and executes anything but writes (creates, removes, renames,
-// truncates) only beneath the workspace and the temp dir (os.TempDir of
-// the plugin), and to the everyday devices: /dev/null, zero, full, random,
-// urandom, tty, ptmx, pts/ and shm/ — not to the rest of /dev, where the
-// disks are. Output to the pipes the plugin reads is not a path and stays
-// allowed. The plugin process itself is never restricted. The
-// sandbox needs Landlock ABI 3 (Linux 6.2) or newer, the first that also
-// governs truncate(2). Where the kernel lacks it the call is refused with
-// kind denied and a message saying so, rather than run unsandboxed: a
-// configuration that asks for a sandbox must never silently lose it.
-// Network access is not restricted.
+// With sandbox = "workspace-write" in the plugin config (the default) the
+// helper is started in new user, mount, PID and — unless "network" is true
+// — network namespaces, with the plugin's uid and gid mapped to themselves.
+// There, as PID 1, it makes every mount read-only, mounts the workspace
+// back writable (a clone of its mount tree taken before), makes each
+// protected path in the workspace ([sdk.PluginConfig.Protected]) a
+// read-only bind mount and each directory between the workspace and it a
+// mount point (which cannot be renamed away), mounts the plugin's private
+// temp dir on /tmp, a fresh tmpfs on /dev/shm and a procfs of the new PID
+// namespace on /proc, and brings loopback up. It then confines itself with
+// Landlock (writes beneath the workspace, /tmp and the everyday devices
+// only; from ABI 6 also the signal and abstract-socket scopes), installs a
+// seccomp filter (socket(AF_UNIX, …) fails with EACCES, io_uring with
+// ENOSYS, other architectures' system calls kill), drops every capability
+// and becomes non-dumpable before it starts the shell. The plugin process
+// itself is never restricted. Teardown in the namespace is kill(-1), and
+// when the helper dies the kernel kills everything in its namespace.
+//
+// Whether the namespaces work is probed once per plugin process. Where
+// they do not (user namespaces disabled), commands run under Landlock and
+// seccomp only; where Landlock is missing too (or older than ABI 3, Linux
+// 6.2, the first that governs truncate), unsandboxed. Either way every
+// result carries a one-line note saying what is missing. docs/security.md
+// says exactly what is covered.
 //
 // # Hosting the plugin
 //

@@ -265,7 +265,7 @@ func TestSandboxUnixSockets(t *testing.T) {
 	t.Parallel()
 	outside := outsideDir(t)
 	listeners := map[string]*net.UnixListener{
-		filepath.Join(outside, "daemon.sock"):         nil,
+		filepath.Join(outside, "daemon.sock"):                                               nil,
 		"@harness-sandbox-test-" + strconv.Itoa(os.Getpid()) + "-" + filepath.Base(outside): nil,
 	}
 	for addr := range listeners {
