@@ -18,7 +18,7 @@ import (
 
 func (c *cli) actionsCommand() *cobra.Command {
 	var workspace string
-	var all bool
+	var all, acceptConfig bool
 	cmd := &cobra.Command{
 		Use:   "actions list [--all | --workspace DIR] | approve ID | deny ID",
 		Short: "List actions that await approval, approve (and run) or deny them",
@@ -28,7 +28,7 @@ func (c *cli) actionsCommand() *cobra.Command {
 	cmd.PersistentFlags().StringVar(&workspace, "workspace", "", "list the actions of this workspace's sessions (default: the one around the current folder)")
 	decide := func(approve bool) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
-			return c.actionsDecide(cmd.Context(), workspace, args[0], approve)
+			return c.actionsDecide(cmd.Context(), workspace, args[0], approve, acceptConfig)
 		}
 	}
 	list := &cobra.Command{
@@ -40,17 +40,20 @@ func (c *cli) actionsCommand() *cobra.Command {
 		},
 	}
 	list.Flags().BoolVar(&all, "all", false, "list the actions of every workspace's sessions")
+	approve := &cobra.Command{
+		Use:   "approve ID",
+		Short: "Approve a pending action and run it with its session's configuration",
+		Long: "Approves a pending action and runs its tool call through the same tool plugin, with the\n" +
+			"configuration file its session recorded, then records the result in the session.\n" +
+			"It refuses when that configuration (its files or the lock file) changed since the session ran.\n" +
+			"`harness run --resume SESSION CONFIG` continues the conversation with it.",
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: decide(true),
+	}
+	approve.Flags().BoolVar(&acceptConfig, "accept-config-change", false, "run the action even though its session's configuration changed since")
 	cmd.AddCommand(
 		list,
-		&cobra.Command{
-			Use:   "approve ID",
-			Short: "Approve a pending action and run it with its session's configuration",
-			Long: "Approves a pending action and runs its tool call through the same tool plugin, with the\n" +
-				"configuration file its session recorded, then records the result in the session.\n" +
-				"`harness run --resume SESSION CONFIG` continues the conversation with it.",
-			Args: usageArgs(cobra.ExactArgs(1)),
-			RunE: decide(true),
-		},
+		approve,
 		&cobra.Command{
 			Use:   "deny ID",
 			Short: "Deny a pending action; the model learns it on resume",
@@ -113,7 +116,7 @@ func (c *cli) actionsList(ctx context.Context, workspace string, all bool) error
 // actionsDecide approves or denies a pending action. Approving loads the
 // configuration the action's session recorded and runs the call with the
 // tools of the session's agent.
-func (c *cli) actionsDecide(ctx context.Context, workspace, id string, approve bool) error {
+func (c *cli) actionsDecide(ctx context.Context, workspace, id string, approve, acceptConfig bool) error {
 	ctx = contextOrBackground(ctx)
 	store, err := c.openStore(ctx, workspace)
 	if err != nil {
@@ -139,7 +142,7 @@ func (c *cli) actionsDecide(ctx context.Context, workspace, id string, approve b
 		return nil
 	}
 
-	ex, closeTools, err := c.sessionExecutor(ctx, store, a.Session)
+	ex, closeTools, err := c.sessionExecutor(ctx, store, a.Session, "run action "+a.ID, acceptConfig)
 	if err != nil {
 		return err
 	}
@@ -162,7 +165,7 @@ func (c *cli) actionsDecide(ctx context.Context, workspace, id string, approve b
 // sessionExecutor builds the tool executor of a session's agent from the
 // configuration file the session recorded, the way `run` builds it (MCP
 // servers included). The returned func stops the plugins.
-func (c *cli) sessionExecutor(ctx context.Context, store *session.Store, id string) (*tools.Executor, func(), error) {
+func (c *cli) sessionExecutor(ctx context.Context, store *session.Store, id, doing string, acceptConfig bool) (*tools.Executor, func(), error) {
 	info, err := store.Session(ctx, id)
 	if err != nil {
 		return nil, nil, err
@@ -176,6 +179,11 @@ func (c *cli) sessionExecutor(ctx context.Context, store *session.Store, id stri
 	}
 	if cfg.Agent(info.Agent) == nil {
 		return nil, nil, exitf(exitUsage, "%s no longer declares agent %q of session %s", info.ConfigPath, info.Agent, info.ID)
+	}
+	if !acceptConfig {
+		if err := runner.CheckConfig(info, cfg, doing); err != nil {
+			return nil, nil, exitf(exitUsage, "%v", err)
+		}
 	}
 	r, err := runner.Open(ctx, runner.Options{Config: cfg, Agent: info.Agent, StorePath: store.Path(), Builtins: builtinCatalog(), Logger: c.logger})
 	if err != nil {

@@ -158,3 +158,68 @@ func TestControlPlaneAlwaysDoesNotCoverProtected(t *testing.T) {
 		t.Errorf("the refusal is not shown:\n%s", out)
 	}
 }
+
+// TestControlPlaneConfigChangedSinceDeferral defers a command, then
+// rewrites the configuration as a model would have liked to (terminal =
+// "allow", sandbox off): `actions approve` and `run --resume` refuse,
+// saying what changed and what to do, and the command did not run. With
+// --accept-config-change the person's approval goes through.
+func TestControlPlaneConfigChangedSinceDeferral(t *testing.T) {
+	t.Parallel()
+	fake := fakedeepseek.New(t,
+		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "call_t", Name: "terminal", Arguments: `{"command":"touch ran.txt"}`}}}),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Waiting for approval."}),
+	)
+	fake.Repeat(answer)
+	cfg := withTools(deepseekConfig(fake.URL, "  permissions {\n    unattended = \"defer\"\n  }", ""), "read_file", "terminal")
+	run := runFake(t, cfg, nil)
+	if run.result.code != 4 {
+		t.Fatalf("exit %d, want 4\n%s", run.result.code, run.result.stderr)
+	}
+	proposed := eventData(run.events, "action.proposed")
+	if len(proposed) != 1 {
+		t.Fatalf("%d actions proposed, want 1", len(proposed))
+	}
+	action, sessionID := toString(proposed[0]["action_id"]), run.events[0].Session
+	ran := filepath.Join(run.dir, "ran.txt")
+
+	rewritten := strings.Replace(cfg, `unattended = "defer"`, "unattended = \"defer\"\n    terminal   = \"allow\"", 1)
+	for name, change := range map[string]func(){
+		"agent.hcl":         func() { writeFile(t, filepath.Join(run.dir, "agent.hcl"), rewritten) },
+		".harness.lock.hcl": func() { writeFile(t, filepath.Join(run.dir, ".harness.lock.hcl"), "# lock\n") },
+	} {
+		change()
+		for _, args := range [][]string{
+			{"actions", "approve", action},
+			{"run", "--json", "--no-input", "--resume", sessionID, "agent.hcl"},
+		} {
+			cwd := t.TempDir() // an action id works from any folder
+			if args[0] == "run" {
+				cwd = run.dir
+			}
+			r := harness(t, cwd, keyEnv, args...)
+			if r.code != 2 {
+				t.Errorf("%s changed, %v: exit %d, want 2\n%s", name, args, r.code, r.stderr)
+			}
+			for _, want := range []string{"configuration changed", name, "--accept-config-change"} {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("%s changed, %v: the refusal lacks %q:\n%s", name, args, want, r.stderr)
+				}
+			}
+			if _, err := os.Stat(ran); !os.IsNotExist(err) {
+				t.Fatalf("%s changed, %v: the deferred command ran (%v)", name, args, err)
+			}
+		}
+	}
+	if l := harness(t, run.dir, nil, "actions", "list"); !strings.Contains(l.stdout, "pending") {
+		t.Errorf("the action is no longer pending:\n%s", l.stdout)
+	}
+
+	r := harness(t, run.dir, keyEnv, "actions", "approve", "--accept-config-change", action)
+	if r.code != 0 {
+		t.Fatalf("approve --accept-config-change: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(ran); err != nil {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+}

@@ -24,6 +24,8 @@ type runFlags struct {
 	yes     bool
 	noInput bool
 	resume  string
+	// acceptConfig resumes a session whose configuration changed since.
+	acceptConfig bool
 }
 
 func (c *cli) runCommand() *cobra.Command {
@@ -46,6 +48,7 @@ func (c *cli) runCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&f.yes, "yes", false, "approve what policy would ask a person about (never what it denies)")
 	cmd.Flags().BoolVar(&f.noInput, "no-input", false, "never prompt: approvals follow permissions.unattended")
 	cmd.Flags().StringVar(&f.resume, "resume", "", "continue the session ID (a prefix is enough)")
+	cmd.Flags().BoolVar(&f.acceptConfig, "accept-config-change", false, "with --resume: continue even though the configuration changed since the session ran")
 	return cmd
 }
 
@@ -86,7 +89,7 @@ func (c *cli) run(args []string, f runFlags) error {
 	if err != nil {
 		return err
 	}
-	opts := runner.Options{Config: cfg, Agent: f.agent, StorePath: storePath, Builtins: builtinCatalog(), Logger: c.logger, Yes: f.yes, Sink: view.event}
+	opts := runner.Options{Config: cfg, Agent: f.agent, StorePath: storePath, Builtins: builtinCatalog(), Logger: c.logger, Yes: f.yes, Sink: view.event, AcceptConfigChange: f.acceptConfig}
 	if stdinTTY && !f.noInput {
 		opts.Asker = &ttyAsker{in: in, out: c.stderr, view: view}
 	}
@@ -98,6 +101,10 @@ func (c *cli) run(args []string, f runFlags) error {
 
 	if f.resume != "" {
 		if err := r.Resume(ctx, f.resume); err != nil {
+			var changed *runner.ConfigChangedError
+			if errors.As(err, &changed) {
+				return exitf(exitUsage, "%v", err)
+			}
 			return exitf(exitFailed, "resume: %v", err)
 		}
 	} else {

@@ -31,11 +31,14 @@ type Options struct {
 	Builtins  []catalog.Builtin
 	SelfExe   string // the binary serving built-in plugins; "" = this one
 	Logger    hclog.Logger
-	Yes       bool           // --yes
-	Asker     approval.Asker // nil when nobody can answer
-	Sink      func(session.Event)
-	Now       func() time.Time
-	RetryWait llm.Sleeper // nil: real sleeps
+	Yes       bool // --yes
+	// AcceptConfigChange resumes a session whose configuration changed
+	// since it ran (--accept-config-change); otherwise Resume refuses.
+	AcceptConfigChange bool
+	Asker              approval.Asker // nil when nobody can answer
+	Sink               func(session.Event)
+	Now                func() time.Time
+	RetryWait          llm.Sleeper // nil: real sleeps
 }
 
 // Runner is one agent's run in one session.
@@ -343,7 +346,8 @@ func (r *Runner) Start(ctx context.Context, task string) error {
 	if len(r.bindings) > 0 {
 		model = r.bindings[0].Name
 	}
-	info, err := r.store.CreateSession(ctx, session.SessionInfo{Agent: r.agent.Name, Model: model, ConfigPath: r.cfg.Path, Workspace: r.cfg.Workspace, Lease: r.lease})
+	info, err := r.store.CreateSession(ctx, session.SessionInfo{Agent: r.agent.Name, Model: model,
+		ConfigPath: r.cfg.Path, ConfigHash: r.cfg.Fingerprint(), Workspace: r.cfg.Workspace, Lease: r.lease})
 	if err != nil {
 		return err
 	}
@@ -373,8 +377,13 @@ func (r *Runner) Resume(ctx context.Context, id string) error {
 	if info.Agent != r.agent.Name {
 		return fmt.Errorf("session %s ran agent %q, not %q: pass --agent %s", info.ID, info.Agent, r.agent.Name, info.Agent)
 	}
+	if !r.opts.AcceptConfigChange {
+		if err := CheckConfig(info, r.cfg, "resume"); err != nil {
+			return err
+		}
+	}
 	// The lease first: the events read next are then this run's alone.
-	if err := r.store.ReopenSession(ctx, info.ID, "", r.lease); err != nil {
+	if err := r.store.ReopenSession(ctx, info.ID, r.cfg.Fingerprint(), r.lease); err != nil {
 		return err
 	}
 	r.session = info.ID

@@ -1,0 +1,57 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func TestFingerprintChanges(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const agent = "agent \"a\" {\n  model = \"m\"\n}\n"
+	const model = "provider \"p\" {\n  api_key = \"k\"\n}\nmodel \"m\" {\n  provider = \"p\"\n  id = \"x\"\n}\n"
+	write("agent.hcl", agent)
+	write("models.hcl", model)
+	fingerprint := func() string {
+		t.Helper()
+		cfg, diags := load(dir, func(string) string { return "" })
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		return cfg.Fingerprint()
+	}
+	base := fingerprint()
+	if again := fingerprint(); again != base {
+		t.Fatalf("two loads of the same files differ:\n%s\n%s", base, again)
+	}
+	steps := []struct {
+		name   string
+		change func()
+		want   []string
+	}{
+		{"a file edited", func() { write("agent.hcl", agent+"# more\n") }, []string{"agent.hcl changed"}},
+		{"a file added", func() { write("extra.hcl", "# nothing\n") }, []string{"agent.hcl changed", "extra.hcl was created"}},
+		{"the lock file created", func() { write(LockFileName, "# lock\n") }, []string{LockFileName + " was created", "agent.hcl changed", "extra.hcl was created"}},
+		{"all undone", func() {
+			write("agent.hcl", agent)
+			_ = os.Remove(filepath.Join(dir, "extra.hcl"))
+			_ = os.Remove(filepath.Join(dir, LockFileName))
+		}, nil},
+	}
+	for _, s := range steps {
+		s.change()
+		if got := FingerprintChanges(base, fingerprint()); !reflect.DeepEqual(got, s.want) {
+			t.Errorf("%s: changes %q, want %q", s.name, got, s.want)
+		}
+	}
+	if got := FingerprintChanges(fingerprint(), ""); len(got) == 0 {
+		t.Error("an empty fingerprint reads as unchanged")
+	}
+}
