@@ -8,6 +8,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+
+	"github.com/harness-agent/harness/internal/procguard"
 )
 
 // ServeTool serves a tool plugin until the host disconnects. Call it from main.
@@ -74,6 +76,11 @@ func runShutdown() {
 }
 
 func serve(kind string, p plugin.Plugin) {
+	// A plugin may hold secrets (a provider's API key): no other process of
+	// the user, the commands the model runs included, may read its memory.
+	if err := procguard.Harden(); err != nil {
+		Logger().Warn("plugin stays dumpable", "error", err)
+	}
 	stop := func(reason string) {
 		Logger().Debug("plugin stopping", "reason", reason)
 		runShutdown()

@@ -4,8 +4,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
+	"github.com/harness-agent/harness/internal/procguard"
 	"github.com/harness-agent/harness/plugins/terminal"
 )
 
@@ -13,5 +15,14 @@ func main() {
 	// The terminal plugin re-executes this binary to apply its Landlock
 	// sandbox in the child before the shell starts; that must come first.
 	terminal.MaybeRunSandboxHelper()
+	// Nothing the model runs may read what this process holds: the API keys
+	// of the config's env() calls sit in its environment block and memory.
+	// Built-in plugins, which are this binary too, get the same.
+	if err := procguard.WipeEnvironBlock(); err != nil {
+		fmt.Fprintln(os.Stderr, "harness: warning:", err)
+	}
+	if err := procguard.Harden(); err != nil {
+		fmt.Fprintln(os.Stderr, "harness: warning:", err)
+	}
 	os.Exit(execute(os.Args[1:]))
 }

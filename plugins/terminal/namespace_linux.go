@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/harness-agent/harness/internal/procguard"
 )
 
 // The namespaced sandbox. The plugin starts the helper in new user, mount,
@@ -57,6 +60,17 @@ func sandboxSysProcAttr(network bool) *syscall.SysProcAttr {
 		GidMappingsEnableSetgroups: false,
 		AmbientCaps:                []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP, unix.CAP_NET_ADMIN},
 	}
+}
+
+// startHelper starts the command helper, in new namespaces if namespaced.
+// The plugin is non-dumpable (sdk.Serve), and the kernel lets a plain
+// user's process write a child's uid_map only while the child, which
+// inherits the flag until it runs its program, is dumpable.
+func startHelper(cmd *exec.Cmd, namespaced bool) error {
+	if !namespaced {
+		return cmd.Start()
+	}
+	return procguard.WhileDumpable(cmd.Start)
 }
 
 // enterNamespaces builds the sandbox's file system view and network (see

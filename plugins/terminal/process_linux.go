@@ -210,7 +210,7 @@ func startProcess(spec runSpec) (*process, error) {
 	running.Lock()
 	if running.closed {
 		err = errors.New("terminal: the plugin is shutting down")
-	} else if err = cmd.Start(); err == nil {
+	} else if err = startHelper(cmd, pidns); err == nil {
 		running.procs[p] = struct{}{}
 	}
 	running.Unlock()

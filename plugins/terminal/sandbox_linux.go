@@ -154,7 +154,7 @@ func runNamespaceProbe(workspace, tmp string) error {
 		ExtraFiles:  []*os.File{helperEnd},
 		SysProcAttr: sandboxSysProcAttr(false),
 	}
-	err = cmd.Start()
+	err = startHelper(cmd, true)
 	helperEnd.Close()
 	if err != nil {
 		return fmt.Errorf("cannot create them: %w (user namespaces may be disabled, e.g. by the user.max_user_namespaces "+
