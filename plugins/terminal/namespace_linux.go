@@ -176,25 +176,36 @@ func bindSelf(path string, readOnly bool) error {
 // cannot move a protected path's parent away and put a forgery in its
 // place.
 func protect(workspace string, paths []string) error {
+	// Compared as real paths: the host may send them resolved or not.
+	if real, err := filepath.EvalSymlinks(workspace); err == nil {
+		workspace = real
+	}
 	var inside []string
 	for _, p := range paths {
-		rel, err := filepath.Rel(workspace, p)
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue // missing: nothing to mount on
+		}
+		rel, err := filepath.Rel(workspace, real)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 			continue
 		}
-		if _, err := os.Stat(p); err != nil {
-			continue
-		}
-		inside = append(inside, p)
+		inside = append(inside, real)
 	}
 	// Shallow paths first: a protected directory is read-only before the
 	// paths beneath it are handled.
 	slices.SortFunc(inside, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
 	done := map[string]bool{}
 	for _, p := range inside {
+		if done[p] {
+			continue
+		}
 		rel, _ := filepath.Rel(workspace, p)
 		dir := workspace
 		parts := strings.Split(rel, string(filepath.Separator))
+		if rel == "." {
+			parts = []string{"."} // the workspace itself: no directory between
+		}
 		for _, part := range parts[:len(parts)-1] {
 			dir = filepath.Join(dir, part)
 			if done[dir] {

@@ -293,17 +293,11 @@ func TestSandboxUnixSockets(t *testing.T) {
 // process tree) nor a sibling process outside its own tree.
 func TestSandboxSignals(t *testing.T) {
 	t.Parallel()
-	sibling := exec.Command("sleep", "1000")
-	if err := sibling.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- sibling.Wait() }()
-	t.Cleanup(func() { sibling.Process.Kill(); <-exited })
+	siblingPid, end := startSibling(t)
 	tc, _, pluginPid := sandboxedPlugin(t, `{}`, nil)
 
 	for _, a := range []string{
-		fmt.Sprintf("kill -KILL %d", sibling.Process.Pid),
+		fmt.Sprintf("kill -KILL %d", siblingPid),
 		fmt.Sprintf("kill -USR1 %d", pluginPid), // the Go runtime's default: die
 		fmt.Sprintf("kill -CONT %d", os.Getpid()),
 		"kill -KILL -1; echo after",
@@ -313,13 +307,8 @@ func TestSandboxSignals(t *testing.T) {
 			t.Errorf("%q succeeded: %s", a, res.Content)
 		}
 	}
-	select {
-	case err := <-exited:
-		t.Errorf("the sibling was killed: %v", err)
-	default:
-	}
-	if err := sibling.Process.Signal(syscall.Signal(0)); err != nil {
-		t.Errorf("the sibling is gone: %v", err)
+	if sig := end(); sig != syscall.SIGTERM {
+		t.Errorf("the sibling was ended by %v, not by the test's SIGTERM", sig)
 	}
 	// The plugin still answers.
 	if res := runIn(t, tc, "echo alive"); !strings.Contains(res.Content, "alive") {

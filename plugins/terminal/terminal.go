@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -151,6 +152,9 @@ func (t *terminal) run(ctx context.Context, call sdk.Call, progress sdk.Progress
 		if sb != nil {
 			spec.sandbox = sb
 			spec.env = withEnv(spec.env, "TMPDIR", sb.tmpDir())
+			// Home is read-only in the sandbox: caches (Go's build cache,
+			// pip's…) go to the private temp dir.
+			spec.env = withEnv(spec.env, "XDG_CACHE_HOME", filepath.Join(sb.tmpDir(), ".cache"))
 		}
 	}
 	out, err := execute(ctx, spec)

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -431,6 +433,7 @@ func TestSandboxDegradesWithANote(t *testing.T) {
 		if _, err := os.Stat(target); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("Landlock only: the write outside happened")
 		}
+		landlockScopes(t, client)
 	}
 	for abi, reason := range map[int]string{0: "no Landlock", 2: "Landlock ABI 2"} {
 		kernelLandlockABI = func() int { return abi }
@@ -444,6 +447,49 @@ func TestSandboxDegradesWithANote(t *testing.T) {
 			t.Errorf("ABI %d: the command did not run: %v", abi, err)
 		}
 	}
+}
+
+// landlockScopes checks, without namespaces, that Landlock's signal scope
+// (ABI 6) keeps a command from killing a process outside the sandbox.
+func landlockScopes(t *testing.T, client *sdk.ToolClient) {
+	t.Helper()
+	if abi := kernelLandlockABI(); abi < scopeABI {
+		t.Logf("Landlock ABI %d has no scopes (ABI %d): signals are confined by the PID namespace only", abi, scopeABI)
+		return
+	}
+	pid, end := startSibling(t)
+	res := run(t, client, call(fmt.Sprintf("kill -KILL %d", pid), 0), nil)
+	if strings.HasSuffix(res.Content, "exit code: 0") {
+		t.Errorf("Landlock only: the kill succeeded: %s", res.Content)
+	}
+	if sig := end(); sig != syscall.SIGTERM {
+		t.Errorf("Landlock only: the sibling was ended by %v, not by the test's SIGTERM", sig)
+	}
+}
+
+// startSibling starts a process outside any sandbox. end sends it SIGTERM
+// and says which signal ended it: SIGTERM unless something killed it
+// before.
+func startSibling(t *testing.T) (pid int, end func() syscall.Signal) {
+	t.Helper()
+	sibling := exec.Command("sleep", "1000")
+	if err := sibling.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	var sig syscall.Signal
+	end = func() syscall.Signal {
+		once.Do(func() {
+			_ = sibling.Process.Signal(syscall.SIGTERM)
+			_ = sibling.Wait()
+			if ws, ok := sibling.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				sig = ws.Signal()
+			}
+		})
+		return sig
+	}
+	t.Cleanup(func() { end() })
+	return sibling.Process.Pid, end
 }
 
 // TestMisbuiltHostRefuses covers binaries whose copies would not act as the
