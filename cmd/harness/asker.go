@@ -24,6 +24,9 @@ func (a *ttyAsker) Ask(ctx context.Context, act approval.Action) (approval.Answe
 	defer a.view.mu.Unlock()
 	var b strings.Builder
 	a.view.newline(&b)
+	if act.Diff != "" {
+		a.view.diff(&b, act.Diff)
+	}
 	fmt.Fprintf(&b, "%s %s: %s\n", a.view.style(ansiYel, "? approve"), act.Kind, act.Summary)
 	if act.Reason != "" {
 		fmt.Fprintf(&b, "  %s\n", a.view.style(ansiDim, act.Reason))

@@ -24,7 +24,7 @@ type builtin struct {
 // never imports plugins; it learns of these through the catalog.
 var builtins = []builtin{
 	{catalog.Builtin{Name: "readfile", Kind: sdk.KindTool, Tools: []string{"read_file"}}, func() { sdk.ServeTool(readfile.New()) }},
-	{catalog.Builtin{Name: "writefile", Kind: sdk.KindTool, Tools: []string{"write_file"}}, func() { sdk.ServeTool(writefile.New()) }},
+	{catalog.Builtin{Name: "writefile", Kind: sdk.KindTool, Tools: []string{"write_file", "edit_file"}}, func() { sdk.ServeTool(writefile.New()) }},
 	{catalog.Builtin{Name: "terminal", Kind: sdk.KindTool, Tools: []string{"terminal"}}, func() { sdk.ServeTool(terminal.New()) }},
 	{catalog.Builtin{Name: "search", Kind: sdk.KindTool, Tools: []string{"search_workspace"}}, func() { sdk.ServeTool(search.New()) }},
 	{catalog.Builtin{Name: "provider-deepseek", Kind: sdk.KindProvider}, func() { sdk.ServeProvider(deepseek.New()) }},

@@ -168,20 +168,7 @@ func (r *renderer) card(d map[string]any) string {
 	p, _ := d["presentation"].(map[string]any)
 	switch str(p["kind"]) {
 	case "diff":
-		for _, line := range strings.Split(strings.TrimRight(str(p["unified"]), "\n"), "\n") {
-			code := ""
-			switch {
-			case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
-				code = ansiBold
-			case strings.HasPrefix(line, "+"):
-				code = ansiGreen
-			case strings.HasPrefix(line, "-"):
-				code = ansiRed
-			case strings.HasPrefix(line, "@@"):
-				code = ansiCyan
-			}
-			fmt.Fprintf(&b, "  │ %s\n", r.style(code, line))
-		}
+		r.diff(&b, str(p["unified"]))
 	case "terminal":
 		fmt.Fprintf(&b, "  │ $ %s\n", str(p["command"]))
 		for _, line := range tail(strings.Split(strings.TrimRight(str(p["output"]), "\n"), "\n"), 12) {
@@ -204,6 +191,9 @@ func (r *renderer) card(d map[string]any) string {
 			hm, _ := h.(map[string]any)
 			fmt.Fprintf(&b, "  │ %s:%d: %s\n", r.style(ansiCyan, str(hm["path"])), num(hm["line"]), strings.TrimSpace(str(hm["text"])))
 		}
+		if hidden := num(p["total"]) - int64(len(hits)); hidden > 0 {
+			fmt.Fprintf(&b, "  │ %s\n", r.style(ansiDim, fmt.Sprintf("… %d not shown to the model either", hidden)))
+		}
 	case "file":
 		fmt.Fprintf(&b, "  │ %s lines %d–%d\n", str(p["path"]), num(p["start_line"]), num(p["end_line"]))
 	case "text":
@@ -216,6 +206,24 @@ func (r *renderer) card(d map[string]any) string {
 		}
 	}
 	return b.String()
+}
+
+// diff writes a unified diff as card lines, coloured.
+func (r *renderer) diff(b *strings.Builder, unified string) {
+	for _, line := range strings.Split(strings.TrimRight(unified, "\n"), "\n") {
+		code := ""
+		switch {
+		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+			code = ansiBold
+		case strings.HasPrefix(line, "+"):
+			code = ansiGreen
+		case strings.HasPrefix(line, "-"):
+			code = ansiRed
+		case strings.HasPrefix(line, "@@"):
+			code = ansiCyan
+		}
+		fmt.Fprintf(b, "  │ %s\n", r.style(code, line))
+	}
 }
 
 // finishTurn ends streamed text with a newline.

@@ -69,7 +69,7 @@ func TestQuickstartRunsOfflineAndRecordsWhatItPrints(t *testing.T) {
 	got := types(evs)
 	for typ, n := range map[string]int{
 		"session.started": 1, "session.ended": 1, "agent.response": 1, "artifact.note": 1,
-		"tool.call": 6, "tool.result": 6, "action.proposed": 2, "action.decided": 2, "assistant.message": 6,
+		"tool.call": 7, "tool.result": 7, "action.proposed": 2, "action.decided": 2, "assistant.message": 6,
 	} {
 		if got[typ] != n {
 			t.Errorf("%d %s events, want %d (all: %v)", got[typ], typ, n, got)
@@ -91,7 +91,7 @@ func TestQuickstartRunsOfflineAndRecordsWhatItPrints(t *testing.T) {
 		t.Errorf("want the allowed command approved and rm denied by policy (approved %v, denied %v)", approved, denied)
 	}
 	summary, err := os.ReadFile(filepath.Join(dir, "workspace/out/summary.md"))
-	if err != nil || !strings.Contains(string(summary), "greet people by name") {
+	if err != nil || !strings.Contains(string(summary), "greet people by name") || !strings.HasPrefix(string(summary), "# Open TODOs in src/\n") {
 		t.Errorf("the write inside permissions.write did not land: %q %v", summary, err)
 	}
 	if !strings.Contains(r.stderr, "completed · 6 turns") {
@@ -116,7 +116,7 @@ func TestQuickstartPlainOutput(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	for _, want := range []string{"● read_file path=README.md", "+# Open TODOs", "✗ denied by policy", "◆ note: TODOs summarized", "completed · 6 turns"} {
+	for _, want := range []string{"● read_file path=README.md", "+# Open TODOs", "● edit_file", "+# Open TODOs in src/", "✗ denied by policy", "◆ note: TODOs summarized", "completed · 6 turns"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}

@@ -45,7 +45,7 @@ func TestSessionsViewShowsTheQuickstartInABrowser(t *testing.T) {
 		"#chart .pt":                  counts["llm.usage"],
 		"#timeline .t-action-decided": counts["action.decided"],
 		"#timeline .t-tool-result":    counts["tool.result"],
-		"#timeline .v-diff":           1,
+		"#timeline .v-diff":           2, // write_file and edit_file
 		"#timeline .v-terminal":       1,
 		"#timeline .v-search":         1,
 		"#timeline .v-file":           1,

@@ -23,6 +23,10 @@ const (
 type Action struct {
 	session.Action        // as proposed: id, kind, tool, summary, arguments
 	Reason         string // why no rule decided it, e.g. `"curl x" matches no allow_commands`
+	// Diff is the unified diff a write_file or edit_file action would make
+	// to the file as it is now ("" when it cannot be shown: unreadable,
+	// binary or over 1 MiB; the summary says which).
+	Diff string
 }
 
 // Asker asks the person at the terminal. The pipeline asks one question at

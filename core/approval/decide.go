@@ -96,7 +96,7 @@ func (p *Pipeline) ask(ctx context.Context, pl plan, act session.Action) (verdic
 	if p.remembered(pl.signature) {
 		return verdict{decision: Approved, by: ByUser, rule: ruleAlways}, true
 	}
-	answer, err := p.opts.Asker.Ask(ctx, Action{Action: act, Reason: pl.reason})
+	answer, err := p.opts.Asker.Ask(ctx, Action{Action: act, Reason: pl.reason, Diff: pl.diff})
 	switch {
 	case ctx.Err() != nil:
 		return verdict{canceled: true}, true

@@ -57,6 +57,7 @@ func registry(t *testing.T, src tools.Source) *tools.Registry {
 	}
 	add(builtin("terminal", terminalSchema, sdk.Capabilities{Reads: true, Writes: true, Executes: true}))
 	add(builtin("write_file", writeSchema, sdk.Capabilities{Writes: true}))
+	add(builtin("edit_file", anySchema, sdk.Capabilities{Writes: true}))
 	add(builtin("read_file", anySchema, sdk.Capabilities{Reads: true}))
 	for _, p := range []struct {
 		name, owner, approval string

@@ -8,6 +8,7 @@ import (
 	"github.com/harness-agent/harness/core/config"
 	"github.com/harness-agent/harness/core/shellpolicy"
 	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/internal/textedit"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -15,12 +16,14 @@ import (
 const (
 	terminalTool  = "terminal"
 	writeFileTool = "write_file"
+	editFileTool  = "edit_file"
 )
 
 // plan is what the rules say about one call before anyone is asked.
 type plan struct {
 	kind      string // "" runs directly
 	summary   string
+	diff      string // a write's unified diff, shown before the question
 	signature string // what an "always" answer covers
 	deny      string // a hard denial's rule
 	allow     string // an allow rule's name
@@ -37,6 +40,8 @@ func (p *Pipeline) plan(req tools.ApprovalRequest) (plan, *sdk.Error) {
 		return p.planTerminal(req.Call)
 	case t.Origin == tools.OriginBuiltin && t.Spec.Name == writeFileTool:
 		return p.planWrite(req.Call)
+	case t.Origin == tools.OriginBuiltin && t.Spec.Name == editFileTool:
+		return p.planEdit(req.Call)
 	case t.Origin == tools.OriginBuiltin && t.Spec.Writes:
 		return p.planBuiltinWrite(req), nil
 	case t.Origin == tools.OriginMCP:
@@ -139,12 +144,53 @@ func (p *Pipeline) planWrite(call sdk.Call) (plan, *sdk.Error) {
 	if err := json.Unmarshal(call.Arguments, &args); err != nil {
 		return plan{}, sdk.Errorf(sdk.KindInvalidArgs, "write_file: arguments: %v", err)
 	}
-	rel, err := workspacePath(p.workspace, args.Path)
-	if err != nil {
-		return plan{}, sdk.Errorf(sdk.KindPathEscape, "write_file: %q is %v %s; write inside the workspace", args.Path, err, p.workspace)
+	return p.planFileWrite(writeFileTool, args.Path, func(change) (string, *sdk.Error) { return args.Content, nil })
+}
+
+// planEdit plans edit_file like write_file: the same globs decide, and a
+// person sees the diff the edits make to the file as it is now. Edits that
+// cannot apply are refused before anyone is asked; the plugin checks them
+// again against the file it writes.
+func (p *Pipeline) planEdit(call sdk.Call) (plan, *sdk.Error) {
+	var args struct {
+		Path       string          `json:"path"`
+		OldString  *string         `json:"old_string"`
+		NewString  *string         `json:"new_string"`
+		ReplaceAll bool            `json:"replace_all"`
+		Edits      []textedit.Edit `json:"edits"`
 	}
-	if why := p.guard.refusal(p.workspace, args.Path, false); why != "" {
-		return plan{kind: KindWriteFile, summary: "write " + rel + " (protected)", signature: writeFileTool, deny: why}, nil
+	if err := json.Unmarshal(call.Arguments, &args); err != nil {
+		return plan{}, sdk.Errorf(sdk.KindInvalidArgs, "edit_file: arguments: %v", err)
+	}
+	edits := args.Edits
+	if args.OldString != nil && args.NewString != nil && len(edits) == 0 {
+		edits = []textedit.Edit{{Old: *args.OldString, New: *args.NewString, ReplaceAll: args.ReplaceAll}}
+	}
+	return p.planFileWrite(editFileTool, args.Path, func(ch change) (string, *sdk.Error) {
+		switch {
+		case !ch.readable():
+			return "", nil // the summary says why; the plugin refuses or applies
+		case !ch.exists:
+			return "", sdk.Errorf(sdk.KindInvalidArgs, "edit_file: %q does not exist: create it with write_file", args.Path)
+		}
+		res, err := textedit.Apply(ch.before, edits)
+		if err != nil {
+			return "", sdk.Errorf(sdk.KindInvalidArgs, "edit_file: %q: %v", args.Path, err)
+		}
+		return res.Text, nil
+	})
+}
+
+// planFileWrite plans a write of tool to path: direct inside
+// permissions.write, else an action whose summary and diff compare the
+// file now with what after makes of it.
+func (p *Pipeline) planFileWrite(tool, path string, after func(change) (string, *sdk.Error)) (plan, *sdk.Error) {
+	rel, err := workspacePath(p.workspace, path)
+	if err != nil {
+		return plan{}, sdk.Errorf(sdk.KindPathEscape, "%s: %q is %v %s; write inside the workspace", tool, path, err, p.workspace)
+	}
+	if why := p.guard.refusal(p.workspace, path, false); why != "" {
+		return plan{kind: KindWriteFile, summary: "write " + rel + " (protected)", signature: tool, deny: why}, nil
 	}
 	if shellpolicy.MatchWriteGlob(rel, p.perm.Write) != "" {
 		return plan{}, nil
@@ -153,10 +199,17 @@ func (p *Pipeline) planWrite(call sdk.Call) (plan, *sdk.Error) {
 	if len(p.perm.Write) > 0 {
 		reason += " (" + strings.Join(p.perm.Write, ", ") + ")"
 	}
+	ch := readChange(p.workspace, rel)
+	content, refusal := after(ch)
+	if refusal != nil {
+		return plan{}, refusal
+	}
+	ch.after = content
 	return plan{
 		kind:      KindWriteFile,
-		summary:   writeSummary(p.workspace, rel, args.Content),
-		signature: writeFileTool,
+		summary:   ch.summary(tool, rel),
+		diff:      ch.diff(rel),
+		signature: tool,
 		reason:    reason,
 	}, nil
 }

@@ -35,25 +35,77 @@ func toolSummary(call sdk.Call) string {
 	return oneLine(call.Tool + " " + string(call.Arguments))
 }
 
-// writeSummary is a write as people read it: the path and a diff stat.
-func writeSummary(workspace, rel, content string) string {
-	old, exists, err := readCapped(filepath.Join(workspace, filepath.FromSlash(rel)))
-	switch {
-	case err != nil:
-		return fmt.Sprintf("write %s (%d bytes; current file unreadable: %v)", rel, len(content), err)
-	case !exists:
-		return fmt.Sprintf("create %s (+%d lines)", rel, countLines(content))
-	case old == nil || len(content) > maxDiffBytes:
-		return fmt.Sprintf("overwrite %s (%d bytes)", rel, len(content))
-	}
-	added, removed := diffStat(string(old), content)
-	return fmt.Sprintf("write %s (+%d −%d lines)", rel, added, removed)
+// change is what a write would do to a file of the workspace.
+type change struct {
+	before, after string
+	exists        bool
+	tooBig        bool  // the current file is over maxDiffBytes: described by size
+	err           error // the current file cannot be read
 }
 
-// readCapped reads a file of at most maxDiffBytes; a larger one reads as
-// nil, a missing one as not existing.
+// readChange reads the current content of the file at rel, of which the
+// caller then sets after. It never blocks: a named pipe or a device is
+// "unreadable", not opened for a read that would wait.
+func readChange(workspace, rel string) change {
+	b, exists, err := readCapped(filepath.Join(workspace, filepath.FromSlash(rel)))
+	return change{before: string(b), exists: exists, tooBig: exists && err == nil && b == nil, err: err}
+}
+
+// readable reports whether the current content is known, so after can be
+// computed from it.
+func (c change) readable() bool { return c.err == nil && !c.tooBig }
+
+// summary is a write as people read it: the path and a diff stat.
+func (c change) summary(tool, rel string) string {
+	verb := "write"
+	if tool == editFileTool {
+		verb = "edit"
+	}
+	switch {
+	case c.err != nil && tool == editFileTool:
+		return fmt.Sprintf("edit %s (current file unreadable: %v)", rel, c.err)
+	case c.err != nil:
+		return fmt.Sprintf("write %s (%d bytes; current file unreadable: %v)", rel, len(c.after), c.err)
+	case !c.exists:
+		return fmt.Sprintf("create %s (+%d lines)", rel, countLines(c.after))
+	case c.tooBig && tool == editFileTool:
+		return fmt.Sprintf("edit %s (over %d MiB: not diffed)", rel, maxDiffBytes>>20)
+	case c.tooBig || len(c.after) > maxDiffBytes:
+		return fmt.Sprintf("overwrite %s (%d bytes)", rel, len(c.after))
+	}
+	added, removed := diffStat(c.before, c.after)
+	return fmt.Sprintf("%s %s (+%d −%d lines)", verb, rel, added, removed)
+}
+
+// maxShownDiff bounds the diff a person is shown before the question.
+const maxShownDiff = 64 << 10
+
+// diff is the unified diff a person sees before approving the write, ""
+// when it cannot be computed (unreadable, too large, or binary).
+func (c change) diff(rel string) string {
+	if !c.readable() || len(c.after) > maxDiffBytes || !isText(c.before) || !isText(c.after) {
+		return ""
+	}
+	from := "a/" + rel
+	if !c.exists {
+		from = "/dev/null"
+	}
+	u := udiff.Unified(from, "b/"+rel, c.before, c.after)
+	if len(u) > maxShownDiff {
+		cut := strings.LastIndexByte(u[:maxShownDiff], '\n') + 1
+		u = u[:cut] + fmt.Sprintf("[… %d more bytes of diff not shown …]\n", len(u)-cut)
+	}
+	return u
+}
+
+func isText(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 }
+
+// readCapped reads a regular file of at most maxDiffBytes; a larger one
+// reads as nil, a missing one as not existing. The open does not block and
+// the type is checked on the opened file, so a named pipe swapped in for
+// the file cannot hang the host.
 func readCapped(path string) ([]byte, bool, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
 	if os.IsNotExist(err) {
 		return nil, false, nil
 	}
@@ -61,6 +113,13 @@ func readCapped(path string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, true, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, true, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxDiffBytes+1))
 	if err != nil {
 		return nil, true, err

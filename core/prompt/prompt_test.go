@@ -46,6 +46,7 @@ func TestSystemPromptGolden(t *testing.T) {
 		{Name: "read_file", Description: "Read a file. Lines are numbered."},
 		{Name: "terminal", Description: "Run a command in the workspace.\nMore detail."},
 		{Name: "write_file", Description: "Write a file atomically."},
+		{Name: "edit_file", Description: "Edit a file by replacing exact text. Returns the diff."},
 	}, 2)
 	golden := filepath.Join("testdata", "system.golden.md")
 	if *update {

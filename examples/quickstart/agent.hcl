@@ -26,7 +26,7 @@ model "scripted" {
 agent "quickstart" {
   model   = "scripted"
   persona = "A tidy assistant that reads before it writes."
-  tools   = ["read_file", "search_workspace", "write_file", "terminal", "emit_artifact"]
+  tools   = ["read_file", "search_workspace", "write_file", "edit_file", "terminal", "emit_artifact"]
 
   budget {
     max_usd = 0.10

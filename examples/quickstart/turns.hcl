@@ -22,7 +22,14 @@ turn {
 }
 
 turn {
-  text = "Let me check the summary's length with an allowed command."
+  text = "The heading should say where the TODOs are. I'll edit that one line, then check the summary's length with an allowed command."
+  tool_call "edit_file" {
+    arguments = {
+      path       = "out/summary.md"
+      old_string = "# Open TODOs\n"
+      new_string = "# Open TODOs in src/\n"
+    }
+  }
   tool_call "terminal" {
     arguments = { command = "wc -l out/summary.md" }
   }

@@ -12,8 +12,14 @@ import (
 // connect serves a fresh write_file plugin over gRPC, configured with ws.
 func connect(t testing.TB, ws string) *sdk.ToolClient {
 	t.Helper()
+	return connectWith(t, sdk.PluginConfig{Workspace: ws})
+}
+
+// connectWith serves a fresh write plugin over gRPC, configured with cfg.
+func connectWith(t testing.TB, cfg sdk.PluginConfig) *sdk.ToolClient {
+	t.Helper()
 	client := sdktest.ConnectTool(t, New())
-	if err := client.Configure(context.Background(), sdk.PluginConfig{Workspace: ws}); err != nil {
+	if err := client.Configure(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
 	return client

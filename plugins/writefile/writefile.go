@@ -5,10 +5,8 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"syscall"
-
-	"github.com/spf13/afero"
 
 	"github.com/harness-agent/harness/plugins/internal/workspace"
 	"github.com/harness-agent/harness/sdk"
@@ -20,18 +18,22 @@ const (
 	version  = "0.1.0"
 	// newFileMode is the mode of a file write_file creates.
 	newFileMode fs.FileMode = 0o644
+	// maxFileBytes bounds a file the tools read before they replace it.
+	maxFileBytes = 16 << 20
 )
 
 //go:embed write_file.md
 var description string
 
-// New returns the write_file tool plugin. The workspace comes from the
-// host's Configure call; a call before it fails with an internal error.
+// New returns the write plugin: write_file and edit_file. The workspace
+// and the protected paths come from the host's Configure call; a call
+// before it fails with an internal error.
 func New() *sdk.ToolSet {
 	return newToolSet(new(workspace.Holder))
 }
 
 func newToolSet(ws *workspace.Holder) *sdk.ToolSet {
+	p := &plugin{ws: ws}
 	return &sdk.ToolSet{
 		Name:    "writefile",
 		Version: version,
@@ -45,15 +47,43 @@ func newToolSet(ws *workspace.Holder) *sdk.ToolSet {
 				).JSON(),
 				Capabilities: sdk.Capabilities{Writes: true},
 			},
-			Run: func(ctx context.Context, call sdk.Call, _ sdk.Progress) (sdk.Result, error) {
-				fsys, err := ws.FS(toolName)
-				if err != nil {
-					return sdk.Result{}, err
-				}
-				return write(ctx, fsys, call)
+			Run: p.run(toolName, write),
+		}, {
+			Spec: sdk.ToolSpec{
+				Name:         editToolName,
+				Description:  editDescription,
+				InputSchema:  editSchema,
+				Capabilities: sdk.Capabilities{Writes: true},
 			},
+			Run: p.run(editToolName, edit),
 		}},
-		OnConfigure: ws.Configure,
+		OnConfigure: p.configure,
+	}
+}
+
+// plugin is the state both tools share: the workspace and the paths no
+// write may touch.
+type plugin struct {
+	ws        *workspace.Holder
+	protected protectedSet
+}
+
+func (p *plugin) configure(ctx context.Context, cfg sdk.PluginConfig) error {
+	if err := p.ws.Configure(ctx, cfg); err != nil {
+		return err
+	}
+	p.protected.set(cfg.Protected)
+	return nil
+}
+
+// run hands a call of tool to do with the configured workspace.
+func (p *plugin) run(tool string, do func(context.Context, *plugin, workspace.FS, sdk.Call) (sdk.Result, error)) func(context.Context, sdk.Call, sdk.Progress) (sdk.Result, error) {
+	return func(ctx context.Context, call sdk.Call, _ sdk.Progress) (sdk.Result, error) {
+		fsys, err := p.ws.FS(tool)
+		if err != nil {
+			return sdk.Result{}, err
+		}
+		return do(ctx, p, fsys, call)
 	}
 }
 
@@ -62,7 +92,7 @@ type args struct {
 	Content *string `json:"content"`
 }
 
-func write(ctx context.Context, fsys workspace.FS, call sdk.Call) (sdk.Result, error) {
+func write(ctx context.Context, p *plugin, fsys workspace.FS, call sdk.Call) (sdk.Result, error) {
 	var a args
 	if err := sdk.DecodeArgs(call, &a); err != nil {
 		return sdk.Result{}, err
@@ -78,6 +108,9 @@ func write(ctx context.Context, fsys workspace.FS, call sdk.Call) (sdk.Result, e
 	rel, err := fsys.Resolve(a.Path)
 	if err != nil {
 		return fail(err)
+	}
+	if err := p.protected.check(toolName, fsys, a.Path); err != nil {
+		return sdk.Result{}, err
 	}
 	before, existed, err := current(fsys, a.Path)
 	if err != nil {
@@ -104,22 +137,26 @@ func write(ctx context.Context, fsys workspace.FS, call sdk.Call) (sdk.Result, e
 	return sdk.Result{Content: msg, Presentation: sdk.DiffView{Path: rel, Unified: d.unified}}, nil
 }
 
-// current returns the content of the file name and whether it exists.
+// current returns the content of the file name and whether it exists. It
+// never blocks on a named pipe or a device: those are refused.
 func current(fsys workspace.FS, name string) (string, bool, error) {
-	fi, err := fsys.Stat(name)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	f, fi, err := workspace.OpenRegular(fsys, name)
+	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil
-	case err != nil:
-		return "", false, err
-	case fi.IsDir():
-		return "", false, &fs.PathError{Op: "write", Path: name, Err: syscall.EISDIR}
-	case !fi.Mode().IsRegular():
-		return "", false, sdk.Errorf(sdk.KindInvalidArgs, "%q is not a regular file (%s)", name, fi.Mode().Type())
 	}
-	b, err := afero.ReadFile(fsys, name)
 	if err != nil {
 		return "", false, err
+	}
+	defer f.Close()
+	if fi.Size() > maxFileBytes {
+		return "", false, sdk.Errorf(sdk.KindInvalidArgs, "%q is %d bytes, over the %d MiB a write tool handles", name, fi.Size(), maxFileBytes>>20)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return "", false, err
+	}
+	if len(b) > maxFileBytes {
+		return "", false, sdk.Errorf(sdk.KindInvalidArgs, "%q grew over the %d MiB a write tool handles while it was read", name, maxFileBytes>>20)
 	}
 	return string(b), true, nil
 }

@@ -41,16 +41,21 @@ func TestDescribe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(info.Tools) != 1 {
+	if len(info.Tools) != 2 {
 		t.Fatalf("tools: %+v", info.Tools)
 	}
-	spec := info.Tools[0]
-	if spec.Name != "write_file" || spec.Capabilities != (sdk.Capabilities{Writes: true}) || spec.Description != description {
-		t.Errorf("spec: %+v", spec)
-	}
-	var s struct{ Required []string }
-	if err := json.Unmarshal(spec.InputSchema, &s); err != nil || !cmp.Equal(s.Required, []string{"path", "content"}) {
-		t.Errorf("schema: %s (%v)", spec.InputSchema, err)
+	for i, want := range []struct {
+		name, description string
+		required          []string
+	}{{"write_file", description, []string{"path", "content"}}, {"edit_file", editDescription, []string{"path"}}} {
+		spec := info.Tools[i]
+		if spec.Name != want.name || spec.Capabilities != (sdk.Capabilities{Writes: true}) || spec.Description != want.description {
+			t.Errorf("spec: %+v", spec)
+		}
+		var s struct{ Required []string }
+		if err := json.Unmarshal(spec.InputSchema, &s); err != nil || !cmp.Equal(s.Required, want.required) {
+			t.Errorf("schema: %s (%v)", spec.InputSchema, err)
+		}
 	}
 }
 

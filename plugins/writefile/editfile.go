@@ -1,0 +1,124 @@
+package writefile
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/harness-agent/harness/internal/textedit"
+	"github.com/harness-agent/harness/plugins/internal/workspace"
+	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/schema"
+)
+
+const editToolName = "edit_file"
+
+//go:embed edit_file.md
+var editDescription string
+
+// maxDiffInContent bounds the diff the model gets back; people's view has
+// all of it (within the registry's net).
+const maxDiffInContent = 32 << 10
+
+var editSchema = schema.Object(
+	schema.String("path", "File to edit: relative to the workspace root, or absolute inside it.").Required(),
+	schema.String("old_string", "The exact text to replace, as it is in the file (without read_file's line numbers)."),
+	schema.String("new_string", "The text to put in its place."),
+	schema.Boolean("replace_all", "Replace every occurrence of old_string, not just one.").Default(false),
+	schema.Array("edits", "Several edits, applied in order, all or none; instead of old_string and new_string.", schema.Object(
+		schema.String("old_string", "The exact text to replace.").Required(),
+		schema.String("new_string", "The text to put in its place.").Required(),
+		schema.Boolean("replace_all", "Replace every occurrence.").Default(false),
+	)),
+).JSON()
+
+// EditArgs are edit_file's arguments.
+type editArgs struct {
+	Path       string          `json:"path"`
+	OldString  *string         `json:"old_string"`
+	NewString  *string         `json:"new_string"`
+	ReplaceAll bool            `json:"replace_all"`
+	Edits      []textedit.Edit `json:"edits"`
+}
+
+// list returns the edits the arguments ask for.
+func (a editArgs) list() ([]textedit.Edit, error) {
+	single := a.OldString != nil || a.NewString != nil
+	switch {
+	case single && len(a.Edits) > 0:
+		return nil, sdk.Errorf(sdk.KindInvalidArgs, "%s: give either old_string and new_string or edits, not both", editToolName)
+	case single && (a.OldString == nil || a.NewString == nil):
+		return nil, sdk.Errorf(sdk.KindInvalidArgs, "%s: old_string and new_string go together: give both (new_string \"\" deletes)", editToolName)
+	case single:
+		return []textedit.Edit{{Old: *a.OldString, New: *a.NewString, ReplaceAll: a.ReplaceAll}}, nil
+	case len(a.Edits) == 0:
+		return nil, sdk.Errorf(sdk.KindInvalidArgs, "%s: nothing to do: give old_string and new_string, or edits", editToolName)
+	}
+	return a.Edits, nil
+}
+
+func edit(ctx context.Context, p *plugin, fsys workspace.FS, call sdk.Call) (sdk.Result, error) {
+	var a editArgs
+	if err := sdk.DecodeArgs(call, &a); err != nil {
+		return sdk.Result{}, err
+	}
+	edits, err := a.list()
+	if err != nil {
+		return sdk.Result{}, err
+	}
+	fail := func(err error) (sdk.Result, error) {
+		return sdk.Result{}, workspace.Explain(editToolName, fsys, a.Path, err)
+	}
+	rel, err := fsys.Resolve(a.Path)
+	if err != nil {
+		return fail(err)
+	}
+	if err := p.protected.check(editToolName, fsys, a.Path); err != nil {
+		return sdk.Result{}, err
+	}
+	before, existed, err := current(fsys, a.Path)
+	switch {
+	case err != nil:
+		return fail(err)
+	case !existed:
+		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "%s: %q does not exist: create it with write_file", editToolName, a.Path)
+	case !isText(before):
+		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "%s: %q is not UTF-8 text: edit_file changes text files only", editToolName, a.Path)
+	}
+	res, err := textedit.Apply(before, edits)
+	if te := (*textedit.Error)(nil); errors.As(err, &te) {
+		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "%s: %q: %s", editToolName, rel, te.Error())
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	if err := workspace.WriteFile(fsys, a.Path, []byte(res.Text), newFileMode); err != nil {
+		return fail(err)
+	}
+	d := unifiedDiff(rel, before, res.Text, true)
+	return sdk.Result{
+		Content:      editMessage(rel, res, d),
+		Presentation: sdk.DiffView{Path: rel, Unified: d.unified},
+	}, nil
+}
+
+// editMessage tells the model what changed: the counts, then the diff.
+func editMessage(rel string, res textedit.Result, d diff) string {
+	var b strings.Builder
+	unit := "replacements"
+	if res.Replacements == 1 {
+		unit = "replacement"
+	}
+	fmt.Fprintf(&b, "edited %q: %d %s, +%d -%d lines (%s now).\n", rel, res.Replacements, unit, d.added, d.removed, size(res.Text))
+	if len(d.unified) <= maxDiffInContent {
+		b.WriteString(d.unified)
+	} else {
+		fmt.Fprintf(&b, "The diff is %d bytes, over the %d KiB shown here: read the changed lines with read_file.\n", len(d.unified), maxDiffInContent>>10)
+	}
+	return b.String()
+}
