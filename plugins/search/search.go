@@ -25,7 +25,7 @@ var inputSchema = schema.Object(
 	schema.Boolean("ignore_case", "Match case-insensitively.").Default(false),
 ).JSON()
 
-// New returns the search_workspace tool plugin.
+// New returns the search plugin: search_workspace and list_files.
 func New() *sdk.ToolSet {
 	t := &tool{}
 	return &sdk.ToolSet{
@@ -39,6 +39,14 @@ func New() *sdk.ToolSet {
 				Capabilities: sdk.Capabilities{Reads: true},
 			},
 			Run: t.run,
+		}, {
+			Spec: sdk.ToolSpec{
+				Name:         listToolName,
+				Description:  listDescription,
+				InputSchema:  listSchema,
+				Capabilities: sdk.Capabilities{Reads: true},
+			},
+			Run: t.list,
 		}},
 		OnConfigure: t.configure,
 	}
@@ -66,12 +74,20 @@ type args struct {
 	IgnoreCase   bool   `json:"ignore_case"`
 }
 
-func (t *tool) run(ctx context.Context, call sdk.Call, _ sdk.Progress) (sdk.Result, error) {
+// root is the configured workspace, or an error naming tool.
+func (t *tool) root(name string) (string, error) {
 	t.mu.Lock()
-	root := t.workspace
-	t.mu.Unlock()
-	if root == "" {
-		return sdk.Result{}, sdk.Errorf(sdk.KindInternal, "search_workspace: the plugin was not configured with a workspace")
+	defer t.mu.Unlock()
+	if t.workspace == "" {
+		return "", sdk.Errorf(sdk.KindInternal, "%s: the plugin was not configured with a workspace", name)
+	}
+	return t.workspace, nil
+}
+
+func (t *tool) run(ctx context.Context, call sdk.Call, _ sdk.Progress) (sdk.Result, error) {
+	root, err := t.root("search_workspace")
+	if err != nil {
+		return sdk.Result{}, err
 	}
 	var a args
 	if err := sdk.DecodeArgs(call, &a); err != nil {

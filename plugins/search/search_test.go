@@ -110,3 +110,98 @@ func TestOutputBudget(t *testing.T) {
 		t.Errorf("content is %d bytes", len(res.Content))
 	}
 }
+
+func TestListFilesThroughPlugin(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	outside := t.TempDir()
+	write := func(name string) {
+		p := filepath.Join(ws, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"a.go", "b.txt", "src/c.go", "src/sub/d_test.go", "build/out.go", ".hidden/e.go", ".env"} {
+		write(f)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".gitignore"), []byte("build/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "secret.go"), []byte("secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(ws, "out")); err != nil {
+		t.Fatal(err)
+	}
+	client := sdktest.ConnectTool(t, search.New())
+	ctx := context.Background()
+	if err := client.Configure(ctx, sdk.PluginConfig{Workspace: ws}); err != nil {
+		t.Fatal(err)
+	}
+	list := func(args string) sdk.Result {
+		t.Helper()
+		res, err := client.Execute(ctx, sdk.Call{ID: "1", Tool: "list_files", Arguments: json.RawMessage(args)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	tests := []struct {
+		args, want string
+		kind       sdk.ErrorKind
+	}{
+		{`{}`, "a.go\nb.txt\nsrc/\nsrc/c.go\nsrc/sub/\nsrc/sub/d_test.go\n6 entries", ""},
+		{`{"pattern":"*.go"}`, "a.go\nsrc/c.go\nsrc/sub/d_test.go\n3 entries match \"*.go\"", ""},
+		{`{"pattern":"src/**/*_test.go"}`, "src/sub/d_test.go\n1 entries match \"src/**/*_test.go\"", ""},
+		{`{"path":"src"}`, "src/c.go\nsrc/sub/\nsrc/sub/d_test.go\n3 entries", ""},
+		{`{"pattern":"*.rs"}`, `no entries match "*.rs"`, ""},
+		{`{"path":"out"}`, "", sdk.KindPathEscape},
+		{`{"path":"../.."}`, "", sdk.KindPathEscape},
+		{`{"path":"a.go"}`, "", sdk.KindInvalidArgs},
+		{`{"pattern":"[x"}`, "", sdk.KindInvalidArgs},
+	}
+	for _, tt := range tests {
+		res := list(tt.args)
+		if tt.kind != "" {
+			if res.Err == nil || res.Err.Kind != tt.kind || !strings.HasPrefix(res.Err.Message, "list_files: ") {
+				t.Errorf("%s: got %+v, want kind %s", tt.args, res.Err, tt.kind)
+			}
+			continue
+		}
+		if res.Err != nil || res.Content != tt.want || res.Presentation != (sdk.TextView{Text: tt.want}) {
+			t.Errorf("%s: got %q (%v), want %q", tt.args, res.Content, res.Err, tt.want)
+		}
+		if strings.Contains(res.Content, "secret") {
+			t.Errorf("%s: the listing followed the symbolic link out", tt.args)
+		}
+	}
+}
+
+// A listing over the cap shows the first entries and says how many more
+// matched.
+func TestListFilesCap(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	for i := range 1203 {
+		if err := os.WriteFile(filepath.Join(ws, fmt.Sprintf("f%04d.txt", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client := sdktest.ConnectTool(t, search.New())
+	ctx := context.Background()
+	if err := client.Configure(ctx, sdk.PluginConfig{Workspace: ws}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := client.Execute(ctx, sdk.Call{ID: "1", Tool: "list_files", Arguments: json.RawMessage(`{}`)}, nil)
+	if err != nil || res.Err != nil {
+		t.Fatal(err, res.Err)
+	}
+	lines := strings.Split(res.Content, "\n")
+	if len(lines) != 1001 || lines[0] != "f0000.txt" || lines[999] != "f0999.txt" ||
+		lines[1000] != "1203 entries; showing the first 1000, 203 not shown: narrow with pattern or path." {
+		t.Fatalf("%d lines, first %q, last %q", len(lines), lines[0], lines[len(lines)-1])
+	}
+}
