@@ -215,7 +215,7 @@ func (p *Pipeline) planFileWrite(tool, path string, after func(change) (string, 
 }
 
 // planBuiltinWrite plans a built-in tool that writes the file its "path"
-// argument names (edit_file, …): refused on a protected path, otherwise
+// argument names: refused on a protected path, otherwise
 // what its approval says.
 func (p *Pipeline) planBuiltinWrite(req tools.ApprovalRequest) plan {
 	var args struct {
