@@ -31,7 +31,8 @@ func TestRebuild(t *testing.T) {
 		ev(1, EventSessionStarted, map[string]any{"agent": "a", "task": "do it"}),
 		ev(2, "llm.request", map[string]any{}),
 		ev(3, "assistant.chunk", map[string]any{"delta": "never used"}),
-		ev(4, EventAssistant, map[string]any{"content": "looking", "reasoning": "r1", "tool_calls": []any{call("c1", "read_file", `{"path":"a"}`), call("c2", "terminal", `{"command":"ls"}`)}}),
+		ev(4, EventAssistant, map[string]any{"content": "looking", "reasoning": "r1", "tool_calls": []any{call("c1", "read_file", `{"path":"a"}`), call("c2", "terminal", `{"command":"ls"}`)},
+			"reasoning_blocks": []sdk.ReasoningBlock{{Text: "r1", Signature: "EqSig+/="}, {Signature: "ENC", Redacted: true}}}),
 		ev(5, tools.EventToolResult, tools.ResultEvent{CallID: "c2", Tool: "terminal", Content: "awaits approval", Error: &tools.ErrorData{Kind: sdk.KindPendingApproval, Message: "awaits approval as a-1"}, ActionID: "a-1"}),
 		ev(6, tools.EventToolResult, tools.ResultEvent{CallID: "c1", Tool: "read_file", OK: true, Content: "A"}),
 		ev(7, EventAssistant, map[string]any{"content": "done", "tool_calls": []any{}}),
@@ -46,7 +47,8 @@ func TestRebuild(t *testing.T) {
 	}
 	want := []sdk.Message{
 		{Role: sdk.RoleUser, Content: "do it"},
-		{Role: sdk.RoleAssistant, Content: "looking", Reasoning: "r1", ToolCalls: []sdk.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a"}`}, {ID: "c2", Name: "terminal", Arguments: `{"command":"ls"}`}}},
+		{Role: sdk.RoleAssistant, Content: "looking", Reasoning: "r1",
+			ReasoningBlocks: []sdk.ReasoningBlock{{Text: "r1", Signature: "EqSig+/="}, {Signature: "ENC", Redacted: true}}, ToolCalls: []sdk.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a"}`}, {ID: "c2", Name: "terminal", Arguments: `{"command":"ls"}`}}},
 		{Role: sdk.RoleTool, ToolCallID: "c1", Content: "A"},
 		{Role: sdk.RoleTool, ToolCallID: "c2", Content: "error (pending_approval): awaits approval as a-1\nawaits approval"},
 		{Role: sdk.RoleAssistant, Content: "done"},
@@ -58,6 +60,20 @@ func TestRebuild(t *testing.T) {
 	}
 	if got.Turns != 2 || len(got.Calls) != 2 {
 		t.Errorf("turns %d calls %d: the unfinished turn must be dropped", got.Turns, len(got.Calls))
+	}
+}
+
+func TestWithPinnedMarksTheHeadOnly(t *testing.T) {
+	t.Parallel()
+	msgs := []sdk.Message{{Role: sdk.RoleSystem, Content: "s"}, {Role: sdk.RoleUser, Content: "task"}, {Role: sdk.RoleAssistant, Content: "a"}, {Role: sdk.RoleUser, Content: "more"}}
+	got := withPinned(msgs)
+	for i, want := range []bool{true, true, false, false} {
+		if got[i].Pinned != want {
+			t.Errorf("message %d pinned %v, want %v", i, got[i].Pinned, want)
+		}
+		if msgs[i].Pinned {
+			t.Errorf("withPinned modified its input at %d", i)
+		}
 	}
 }
 
@@ -191,5 +207,47 @@ func TestChunkEventsAreBatchedInOrder(t *testing.T) {
 	}
 	if lastChunkAt > usageAt {
 		t.Error("a chunk event was recorded after llm.usage")
+	}
+}
+
+// scriptedModel answers each request with the next message and records
+// what it was sent.
+type scriptedModel struct {
+	answers []llm.AssistantMessage
+	seen    [][]sdk.Message
+}
+
+func (m *scriptedModel) Complete(_ context.Context, req llm.Request, _ llm.Observer) (llm.AssistantMessage, llm.Binding, error) {
+	m.seen = append(m.seen, req.Messages)
+	a := m.answers[0]
+	m.answers = m.answers[1:]
+	return a, llm.Binding{Name: "m"}, nil
+}
+
+// TestPauseTurnContinuesAndRefusalIsRecorded: a paused turn is sent back
+// so the model continues it; a refusal ends the run with a structured
+// agent.response.
+func TestPauseTurnContinuesAndRefusalIsRecorded(t *testing.T) {
+	t.Parallel()
+	model := &scriptedModel{answers: []llm.AssistantMessage{
+		{Text: "Searching the web…", FinishReason: FinishPaused},
+		{Text: "No.", FinishReason: FinishRefusal},
+	}}
+	rec := &fakeRecorder{}
+	_, out := New(Config{Session: "s"}, model, noTools{}, rec, nil).Run(context.Background(), []sdk.Message{{Role: sdk.RoleUser, Content: "go"}})
+	if out.Status != StatusCompleted || out.Text != "No." {
+		t.Fatalf("outcome %+v", out)
+	}
+	if len(model.seen) != 2 || len(model.seen[1]) != 2 || model.seen[1][1].Content != "Searching the web…" || !model.seen[1][0].Pinned {
+		t.Errorf("the second request does not carry the paused turn after the pinned task: %+v", model.seen)
+	}
+	var responses []string
+	for _, e := range rec.events {
+		if typ, data, _ := strings.Cut(e, " "); typ == "agent.response" {
+			responses = append(responses, data)
+		}
+	}
+	if len(responses) != 1 || !strings.Contains(responses[0], `"refusal":true`) {
+		t.Errorf("agent.response events %q, want one with refusal", responses)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/plugins/internal/providerkit"
 	"github.com/harness-agent/harness/plugins/internal/sse"
 	"github.com/harness-agent/harness/sdk"
 )
@@ -69,8 +70,8 @@ func parseConfig(raw json.RawMessage) (*config, error) {
 		messages:   messages.String(),
 		models:     models.String(),
 		shown:      messages.Redacted(),
-		firstToken: orDefault(w.TimeoutFirstTokenMS, defaultFirstTokenTimeout),
-		idle:       orDefault(w.TimeoutIdleMS, defaultIdleTimeout),
+		firstToken: providerkit.Millis(w.TimeoutFirstTokenMS, defaultFirstTokenTimeout),
+		idle:       providerkit.Millis(w.TimeoutIdleMS, defaultIdleTimeout),
 		headers:    http.Header{"Anthropic-Version": {apiVersion}},
 		maxEvent:   w.MaxEventBytes,
 	}
@@ -81,13 +82,6 @@ func parseConfig(raw json.RawMessage) (*config, error) {
 		c.headers.Set(k, v)
 	}
 	return c, nil
-}
-
-func orDefault(ms int64, def time.Duration) time.Duration {
-	if ms == 0 {
-		return def
-	}
-	return time.Duration(ms) * time.Millisecond
 }
 
 // apiBase turns base_url into the URL of the API's /v1 folder:

@@ -133,17 +133,7 @@ func (c *call) atEOF(parser *sse.Parser, tr *translator) error {
 // failure classifies a transport error: a deadline of ours, the caller's
 // cancellation, or else the given kind.
 func (c *call) failure(parent context.Context, err error, kind sdk.ErrorKind, doing string) error {
-	cfg := c.gen.cfg
-	switch c.wd.Fired() {
-	case "first token":
-		return sdk.Errorf(sdk.KindTimeout, "anthropic: no data within %s of sending the request (timeout_first_token; %d pings do not count)", cfg.firstToken, c.pings)
-	case "idle":
-		return sdk.Errorf(sdk.KindTimeout, "anthropic: no data for %s in the middle of the stream (timeout_idle; %d pings do not count)", cfg.idle, c.pings)
-	}
-	if parent.Err() != nil {
-		return &sdk.Error{Kind: sdk.KindCanceled, Message: "anthropic: canceled while " + doing}
-	}
-	return sdk.Errorf(kind, "anthropic: %s: %v", doing, err)
+	return c.wd.Failure(parent, err, kind, "anthropic", doing, fmt.Sprintf("%d pings", c.pings))
 }
 
 // jsonInsteadOfStream handles a 200 answer with a JSON body: an error

@@ -3,39 +3,18 @@ package anthropic_test
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
-
 	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/sdktest"
 	"github.com/harness-agent/harness/sdk/sdktest/fakeanthropic"
 )
 
-// startPlugin runs the standalone binary the way a host does: go-plugin
-// with the harness handshake, gRPC only, raised message limits.
+// startPlugin runs the standalone binary the way a host does.
 func startPlugin(t *testing.T) *sdk.ProviderClient {
 	t.Helper()
-	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: sdk.HostPluginSets(),
-		Cmd:              exec.Command(pluginBinary(t)),
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		GRPCDialOptions:  sdk.GRPCDialOptions(),
-		Logger:           hclog.NewNullLogger(),
-	})
-	t.Cleanup(client.Kill)
-	rpc, err := client.Client()
-	if err != nil {
-		t.Fatalf("starting the plugin: %v", err)
-	}
-	raw, err := rpc.Dispense(sdk.KindProvider)
-	if err != nil {
-		t.Fatalf("dispense: %v", err)
-	}
-	return raw.(*sdk.ProviderClient)
+	return sdktest.StartProvider(t, pluginBinary(t))
 }
 
 // TestSubprocess replays every recorded stream through the real plugin

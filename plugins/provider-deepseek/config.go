@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/plugins/internal/providerkit"
 	"github.com/harness-agent/harness/plugins/internal/sse"
 	"github.com/harness-agent/harness/sdk"
 )
@@ -60,8 +61,8 @@ func parseConfig(raw json.RawMessage) (*config, error) {
 		apiKey:      strings.TrimSpace(w.APIKey),
 		endpoint:    endpoint,
 		shown:       shown,
-		firstToken:  orDefault(w.TimeoutFirstTokenMS, defaultFirstTokenTimeout),
-		idle:        orDefault(w.TimeoutIdleMS, defaultIdleTimeout),
+		firstToken:  providerkit.Millis(w.TimeoutFirstTokenMS, defaultFirstTokenTimeout),
+		idle:        providerkit.Millis(w.TimeoutIdleMS, defaultIdleTimeout),
 		headers:     http.Header{},
 		requireDone: w.RequireDone == nil || *w.RequireDone,
 		maxEvent:    w.MaxEventBytes,
@@ -73,13 +74,6 @@ func parseConfig(raw json.RawMessage) (*config, error) {
 		c.headers.Set(k, v)
 	}
 	return c, nil
-}
-
-func orDefault(ms int64, def time.Duration) time.Duration {
-	if ms == 0 {
-		return def
-	}
-	return time.Duration(ms) * time.Millisecond
 }
 
 // chatEndpoint turns base_url into the chat completions URL. DeepSeek

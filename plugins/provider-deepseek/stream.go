@@ -151,17 +151,7 @@ func (c *call) atEOF(parser *sse.Parser, tr *translator) error {
 // failure classifies a transport error: a deadline of ours, the caller's
 // cancellation, or else the given kind.
 func (c *call) failure(parent context.Context, err error, kind sdk.ErrorKind, doing string) error {
-	cfg := c.gen.cfg
-	switch c.wd.Fired() {
-	case "first token":
-		return sdk.Errorf(sdk.KindTimeout, "deepseek: no data within %s of sending the request (timeout_first_token; %d keep-alive comments do not count)", cfg.firstToken, c.keepAlives)
-	case "idle":
-		return sdk.Errorf(sdk.KindTimeout, "deepseek: no data for %s in the middle of the stream (timeout_idle; %d keep-alive comments do not count)", cfg.idle, c.keepAlives)
-	}
-	if parent.Err() != nil {
-		return &sdk.Error{Kind: sdk.KindCanceled, Message: "deepseek: canceled while " + doing}
-	}
-	return sdk.Errorf(kind, "deepseek: %s: %v", doing, err)
+	return c.wd.Failure(parent, err, kind, "deepseek", doing, fmt.Sprintf("%d keep-alive comments", c.keepAlives))
 }
 
 // jsonInsteadOfStream handles a 200 answer with a JSON body: an error

@@ -1,8 +1,11 @@
 package providerkit
 
 import (
+	"context"
 	"sync"
 	"time"
+
+	"github.com/harness-agent/harness/sdk"
 )
 
 // Watchdog enforces the first-token and idle deadlines of one stream.
@@ -68,4 +71,30 @@ func (w *Watchdog) Fired() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.fired
+}
+
+// Failure classifies a transport error of the stream the watchdog guards:
+// a deadline it fired (timeout), the caller's cancellation of parent
+// (canceled), or else kind. name prefixes the message ("deepseek"), doing
+// says what failed, and uncounted what did not reset the deadlines
+// ("3 keep-alive comments").
+func (w *Watchdog) Failure(parent context.Context, err error, kind sdk.ErrorKind, name, doing, uncounted string) error {
+	switch w.Fired() {
+	case "first token":
+		return sdk.Errorf(sdk.KindTimeout, "%s: no data within %s of sending the request (timeout_first_token; %s do not count)", name, w.firstToken, uncounted)
+	case "idle":
+		return sdk.Errorf(sdk.KindTimeout, "%s: no data for %s in the middle of the stream (timeout_idle; %s do not count)", name, w.idle, uncounted)
+	}
+	if parent.Err() != nil {
+		return &sdk.Error{Kind: sdk.KindCanceled, Message: name + ": canceled while " + doing}
+	}
+	return sdk.Errorf(kind, "%s: %s: %v", name, doing, err)
+}
+
+// Millis is a duration given in milliseconds, def when it is 0.
+func Millis(ms int64, def time.Duration) time.Duration {
+	if ms == 0 {
+		return def
+	}
+	return time.Duration(ms) * time.Millisecond
 }

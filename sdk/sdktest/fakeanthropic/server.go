@@ -7,7 +7,8 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/harness-agent/harness/sdk/sdktest/internal/ssefake"
 )
 
 // Server is a running fake. Its URL is the base URL to configure
@@ -192,7 +193,7 @@ func (s *Server) listModels(w http.ResponseWriter) {
 		page["first_id"], page["last_id"] = ids[0], ids[len(ids)-1]
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(marshal(page))
+	_, _ = w.Write(ssefake.Marshal(page))
 }
 
 func (s *Server) next() (Response, bool) {
@@ -218,13 +219,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, resp Response, bu
 	}
 	if resp.body != nil {
 		w.WriteHeader(status)
-		body := resp.body
-		if resp.truncateAfter >= 0 && resp.truncateAfter < len(body) {
-			_, _ = w.Write(body[:resp.truncateAfter])
-			flush(w)
-			panic(http.ErrAbortHandler)
-		}
-		_, _ = w.Write(body)
+		ssefake.Body(w, resp.body, resp.truncateAfter)
 		return
 	}
 	frames := resp.frames
@@ -233,30 +228,12 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, resp Response, bu
 	}
 	frames, stall := resp.plan(frames)
 	w.WriteHeader(status)
-	flush(w)
-	written := 0
-	for _, f := range frames {
-		if resp.drip > 0 && !s.wait(r, resp.drip) {
-			return
-		}
-		if resp.truncateAfter >= 0 && written+len(f) > resp.truncateAfter {
-			_, _ = w.Write(f[:resp.truncateAfter-written])
-			flush(w)
-			panic(http.ErrAbortHandler)
-		}
-		_, _ = w.Write(f)
-		flush(w)
-		written += len(f)
-	}
+	ssefake.Flush(w)
+	stream := ssefake.Stream{Frames: frames, Drip: resp.drip, TruncateAfter: resp.truncateAfter}
 	if stall {
-		ping := frame("ping", []byte(`{"type": "ping"}`))
-		for s.wait(r, resp.pingEvery) {
-			if _, err := w.Write(ping); err != nil {
-				return
-			}
-			flush(w)
-		}
+		stream.Stall, stream.StallEvery = frame("ping", []byte(`{"type": "ping"}`)), resp.pingEvery
 	}
+	ssefake.Serve(w, r, s.closing, stream)
 }
 
 // plan applies the event faults to the frames of a stream and says
@@ -275,23 +252,4 @@ func (r Response) plan(frames [][]byte) ([][]byte, bool) {
 		}
 	}
 	return out, false
-}
-
-func (s *Server) wait(r *http.Request, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-		return false
-	case <-s.closing:
-		return false
-	}
-}
-
-func flush(w http.ResponseWriter) {
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
 }

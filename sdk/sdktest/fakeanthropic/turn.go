@@ -1,12 +1,11 @@
 package fakeanthropic
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"unicode/utf8"
+
+	"github.com/harness-agent/harness/sdk/sdktest/internal/ssefake"
 )
 
 // Turn is a scripted model answer: thinking, then text, then tool calls,
@@ -80,7 +79,7 @@ func (t *Turn) frames(seq int, model string, u Usage, noStop bool) [][]byte {
 			sig = Sign(t.Thinking)
 		}
 		b.start(index, map[string]any{"type": "thinking", "thinking": "", "signature": ""})
-		for _, part := range fragments(t.Thinking, size) {
+		for _, part := range ssefake.Fragments(t.Thinking, size) {
 			b.delta(index, map[string]any{"type": "thinking_delta", "thinking": part})
 		}
 		b.delta(index, map[string]any{"type": "signature_delta", "signature": sig})
@@ -90,7 +89,7 @@ func (t *Turn) frames(seq int, model string, u Usage, noStop bool) [][]byte {
 	}
 	if t.Text != "" {
 		b.start(index, map[string]any{"type": "text", "text": ""})
-		for _, part := range fragments(t.Text, size) {
+		for _, part := range ssefake.Fragments(t.Text, size) {
 			b.delta(index, map[string]any{"type": "text_delta", "text": part})
 		}
 		b.stop(index)
@@ -104,7 +103,7 @@ func (t *Turn) frames(seq int, model string, u Usage, noStop bool) [][]byte {
 		}
 		b.start(index, map[string]any{"type": "tool_use", "id": id, "name": tc.Name, "input": map[string]any{}})
 		b.delta(index, map[string]any{"type": "input_json_delta", "partial_json": ""})
-		for _, part := range fragments(tc.Input, size*4) {
+		for _, part := range ssefake.Fragments(tc.Input, size*4) {
 			b.delta(index, map[string]any{"type": "input_json_delta", "partial_json": part})
 		}
 		b.stop(index)
@@ -132,7 +131,9 @@ func (t *Turn) frames(seq int, model string, u Usage, noStop bool) [][]byte {
 
 type turnBuilder struct{ frames [][]byte }
 
-func (b *turnBuilder) add(typ string, v any) { b.frames = append(b.frames, frame(typ, marshal(v))) }
+func (b *turnBuilder) add(typ string, v any) {
+	b.frames = append(b.frames, frame(typ, ssefake.Marshal(v)))
+}
 
 func (b *turnBuilder) start(i int, block any) {
 	b.add("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": block})
@@ -144,32 +145,4 @@ func (b *turnBuilder) delta(i int, d any) {
 
 func (b *turnBuilder) stop(i int) {
 	b.add("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
-}
-
-// marshal encodes v without HTML escaping and without a newline.
-func marshal(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-}
-
-// fragments cuts s into pieces of n characters (never inside a UTF-8
-// sequence).
-func fragments(s string, n int) []string {
-	var out []string
-	for s != "" {
-		i, count := 0, 0
-		for i < len(s) && count < n {
-			_, size := utf8.DecodeRuneInString(s[i:])
-			i += size
-			count++
-		}
-		out = append(out, s[:i])
-		s = s[i:]
-	}
-	return out
 }

@@ -1,15 +1,15 @@
 package fakedeepseek
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harness-agent/harness/sdk/sdktest/internal/ssefake"
 )
 
 // Response is one scripted answer. Build it with Fixture, SSE, Chunks,
@@ -68,16 +68,7 @@ func Fixture(tb testing.TB, path string) Response {
 // SSE replays body byte for byte. It is cut into frames after every blank
 // line ("\n\n"), so Drip, ErrorAfter and friends count its events.
 func SSE(body []byte) Response {
-	var frames [][]byte
-	for len(body) > 0 {
-		i := bytes.Index(body, []byte("\n\n"))
-		if i < 0 {
-			frames = append(frames, body)
-			break
-		}
-		frames = append(frames, body[:i+2])
-		body = body[i+2:]
-	}
+	frames := ssefake.SplitFrames(body)
 	r := newStream(frames)
 	r.noDone = true // a raw body has its own ending
 	return r
@@ -212,22 +203,5 @@ func (r Response) WithoutDone() Response {
 // exercises.
 func FixturesDir(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			fixtures := filepath.Join(dir, "testdata", "fixtures")
-			if _, err := os.Stat(fixtures); err != nil {
-				tb.Fatalf("fakedeepseek: recorded fixtures not found in the repository: %v", err)
-			}
-			return fixtures
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("fakedeepseek: no go.mod above the working directory")
-		}
-		dir = parent
-	}
+	return ssefake.FixturesDir(tb, "fakedeepseek")
 }

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/harness-agent/harness/sdk/sdktest/internal/ssefake"
 )
 
 // Server is a running fake. Its URL is the base URL to configure
@@ -179,13 +180,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, resp Response, bu
 	}
 	if resp.body != nil {
 		w.WriteHeader(status)
-		body := resp.body
-		if resp.truncateAfter >= 0 && resp.truncateAfter < len(body) {
-			_, _ = w.Write(body[:resp.truncateAfter])
-			flush(w)
-			panic(http.ErrAbortHandler)
-		}
-		_, _ = w.Write(body)
+		ssefake.Body(w, resp.body, resp.truncateAfter)
 		return
 	}
 	frames := resp.frames
@@ -194,35 +189,15 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, resp Response, bu
 	}
 	frames, stall := resp.plan(frames)
 	w.WriteHeader(status)
-	flush(w)
-	written := 0
-	for _, f := range frames {
-		if resp.drip > 0 && !s.wait(r, resp.drip) {
-			return
-		}
-		if resp.truncateAfter >= 0 && written+len(f) > resp.truncateAfter {
-			_, _ = w.Write(f[:resp.truncateAfter-written])
-			flush(w)
-			panic(http.ErrAbortHandler)
-		}
-		_, _ = w.Write(f)
-		flush(w)
-		written += len(f)
+	ssefake.Flush(w)
+	stream := ssefake.Stream{Frames: frames, Drip: resp.drip, TruncateAfter: resp.truncateAfter}
+	switch {
+	case resp.endless != nil:
+		stream.Stall, stream.StallEvery = resp.endless, resp.drip
+	case stall:
+		stream.Stall, stream.StallEvery = []byte(": keep-alive\n\n"), resp.keepAlive
 	}
-	for resp.endless != nil && s.wait(r, resp.drip) {
-		if _, err := w.Write(resp.endless); err != nil {
-			return
-		}
-		flush(w)
-	}
-	if stall {
-		for s.wait(r, resp.keepAlive) {
-			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
-				return
-			}
-			flush(w)
-		}
-	}
+	ssefake.Serve(w, r, s.closing, stream)
 }
 
 // plan applies the event faults to the frames of a stream and says
@@ -247,23 +222,4 @@ func (r Response) plan(frames [][]byte) ([][]byte, bool) {
 		out = append(out, doneFrame)
 	}
 	return out, false
-}
-
-func (s *Server) wait(r *http.Request, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-		return false
-	case <-s.closing:
-		return false
-	}
-}
-
-func flush(w http.ResponseWriter) {
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
 }

@@ -1,11 +1,11 @@
 package fakedeepseek
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
-	"unicode/utf8"
+
+	"github.com/harness-agent/harness/sdk/sdktest/internal/ssefake"
 )
 
 // Turn is a scripted model answer: reasoning, then text, then tool calls,
@@ -133,13 +133,13 @@ func (t *Turn) frames(seq int, model string, prompt, hit int64) [][]byte {
 	empty, null := "", (*string)(nil)
 	if b.thinking {
 		b.add(textDelta{Role: "assistant", Content: null, ReasoningContent: &empty}, nil, nil)
-		for _, part := range fragments(t.Reasoning, size) {
+		for _, part := range ssefake.Fragments(t.Reasoning, size) {
 			b.add(textDelta{Content: null, ReasoningContent: &part}, nil, nil)
 		}
 	} else {
 		b.add(textDelta{Role: "assistant", Content: &empty}, nil, nil)
 	}
-	for _, part := range fragments(t.Text, size) {
+	for _, part := range ssefake.Fragments(t.Text, size) {
 		b.add(b.content(&part), nil, nil)
 	}
 	completionBytes := len(t.Reasoning) + len(t.Text)
@@ -149,7 +149,7 @@ func (t *Turn) frames(seq int, model string, prompt, hit int64) [][]byte {
 			id = fmt.Sprintf("call_%02d_fake%04d", i, seq)
 		}
 		b.add(toolDelta{ToolCalls: []toolCallDelta{{Index: i, ID: id, Type: "function", Function: functionPart{Name: tc.Name}}}}, nil, nil)
-		for _, part := range fragments(tc.Arguments, size) {
+		for _, part := range ssefake.Fragments(tc.Arguments, size) {
 			b.add(toolDelta{ToolCalls: []toolCallDelta{{Index: i, Function: functionPart{Arguments: part}}}}, nil, nil)
 		}
 		completionBytes += len(tc.Name) + len(tc.Arguments)
@@ -191,7 +191,7 @@ func (b *turnBuilder) content(s *string) any {
 
 func (b *turnBuilder) add(delta any, finish *string, u *Usage) {
 	c := wireChunk{ID: b.id, Object: "chat.completion.chunk", Created: b.created, Model: b.model,
-		SystemFingerprint: "fp_fakedeepseek", Choices: []wireChoice{{Delta: marshal(delta), FinishReason: finish}}}
+		SystemFingerprint: "fp_fakedeepseek", Choices: []wireChoice{{Delta: ssefake.Marshal(delta), FinishReason: finish}}}
 	if u != nil {
 		w := &wireUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 			TotalTokens: u.PromptTokens + u.CompletionTokens, PromptCacheHitTokens: u.CacheHitTokens,
@@ -204,33 +204,5 @@ func (b *turnBuilder) add(delta any, finish *string, u *Usage) {
 		}
 		c.Usage = w
 	}
-	b.frames = append(b.frames, append(append([]byte("data: "), marshal(c)...), '\n', '\n'))
-}
-
-// marshal encodes v as DeepSeek does: no HTML escaping, no newline.
-func marshal(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-}
-
-// fragments cuts s into pieces of n characters (never inside a UTF-8
-// sequence).
-func fragments(s string, n int) []string {
-	var out []string
-	for s != "" {
-		i, count := 0, 0
-		for i < len(s) && count < n {
-			_, size := utf8.DecodeRuneInString(s[i:])
-			i += size
-			count++
-		}
-		out = append(out, s[:i])
-		s = s[i:]
-	}
-	return out
+	b.frames = append(b.frames, append(append([]byte("data: "), ssefake.Marshal(c)...), '\n', '\n'))
 }
