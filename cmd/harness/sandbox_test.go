@@ -89,7 +89,7 @@ func TestSecuritySandbox(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		connect = "" // no way to connect here that the policy lets through
 	}
-	run := func(t *testing.T, permissions string, commands ...string) map[string]map[string]any {
+	run := func(t *testing.T, permissions string, commands ...string) (map[string]map[string]any, string, string) {
 		ws := filepath.Join(t.TempDir(), "ws")
 		var calls []call
 		for _, c := range commands {
@@ -112,7 +112,7 @@ func TestSecuritySandbox(t *testing.T) {
 			}
 		}
 		assertNoProcsLeft(t, ws, 2*time.Second)
-		return byCommand
+		return byCommand, ws, cfg
 	}
 
 	t.Run("default", func(t *testing.T) {
@@ -121,6 +121,9 @@ func TestSecuritySandbox(t *testing.T) {
 			"chmod 777 " + canary + "; touch -d 2001-01-01 " + canary,
 			fmt.Sprintf("kill -9 %d", sibling.Process.Pid),
 			"cat /proc/[0-9]*/environ | tr '\\0' '\\n' | grep -c TEST_DEEPSEEK_KEY; kill -9 -1",
+			// The host refuses a command that names a protected path; a glob
+			// hides it from the policy, and the sandbox still holds.
+			"for f in *.hcl; do sed -i s/flash/evil/ $f; mv $f moved; chmod 666 $f; done",
 			"touch inside && echo inside",
 		}
 		if connect != "" {
@@ -130,7 +133,10 @@ func TestSecuritySandbox(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		results := run(t, "", attacks...)
+		results, ws, cfg := run(t, "", attacks...)
+		if b, err := os.ReadFile(filepath.Join(ws, "agent.hcl")); err != nil || string(b) != cfg {
+			t.Errorf("the config (a protected path) changed: %v\n%s", err, b)
+		}
 		if content := fmt.Sprint(results[attacks[len(attacks)-1]]["content"]); !strings.Contains(content, "inside\n") {
 			t.Errorf("the control command did not run: %s", content)
 		}
