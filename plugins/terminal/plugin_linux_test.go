@@ -171,8 +171,8 @@ func TestPluginEndTakesItsCommandsAlong(t *testing.T) {
 func BenchmarkCommand(b *testing.B) {
 	for _, sandbox := range []string{"off", "workspace-write"} {
 		b.Run("sandbox="+sandbox, func(b *testing.B) {
-			if sandbox != "off" && sandboxAvailable() != nil {
-				b.Skip("no Landlock")
+			if sandbox != "off" {
+				requireSandbox(b)
 			}
 			tc, _ := startPlugin(b, "TMPDIR="+b.TempDir())
 			configure(b, tc, b.TempDir(), fmt.Sprintf(`{"sandbox": %q}`, sandbox))

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/harness-agent/harness/internal/sandboxtest"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -234,31 +235,6 @@ func listenUnix(t *testing.T, addr string) *net.UnixListener {
 	return l
 }
 
-// connected says whether a connection reached the listener: one that
-// connect(2) completed waits in its backlog, where a non-blocking
-// accept(2) finds it without waiting.
-func connected(t *testing.T, l syscall.Conn) bool {
-	t.Helper()
-	raw, err := l.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var nfd int
-	var aerr error
-	if err := raw.Control(func(fd uintptr) { nfd, _, aerr = unix.Accept4(int(fd), unix.SOCK_CLOEXEC) }); err != nil {
-		t.Fatal(err)
-	}
-	switch {
-	case aerr == nil:
-		unix.Close(nfd)
-		return true
-	case errors.Is(aerr, unix.EAGAIN):
-		return false
-	}
-	t.Fatalf("accept: %v", aerr)
-	return false
-}
-
 // TestSandboxUnixSockets: a command cannot drive a daemon outside over its
 // UNIX socket, be it a pathname socket (tmux, docker) or an abstract one.
 func TestSandboxUnixSockets(t *testing.T) {
@@ -275,7 +251,7 @@ func TestSandboxUnixSockets(t *testing.T) {
 	probe := withProbe(t, ws)
 	for addr, l := range listeners {
 		res := runIn(t, tc, probe+" unix "+addr)
-		if !strings.Contains(res.Content, "probe failed") || connected(t, l) {
+		if !strings.Contains(res.Content, "probe failed") || sandboxtest.Connected(t, l) {
 			t.Errorf("sandboxed, the connection to %s went through: %s", addr, res.Content)
 		}
 	}
@@ -283,7 +259,7 @@ func TestSandboxUnixSockets(t *testing.T) {
 	reconfigure(t, tc, ws, `{"sandbox": "off"}`, nil)
 	for addr, l := range listeners {
 		res := runIn(t, tc, probe+" unix "+addr)
-		if !strings.Contains(res.Content, "probe succeeded") || !connected(t, l) {
+		if !strings.Contains(res.Content, "probe succeeded") || !sandboxtest.Connected(t, l) {
 			t.Errorf("unsandboxed, the connection to %s failed: %s", addr, res.Content)
 		}
 	}
@@ -293,7 +269,7 @@ func TestSandboxUnixSockets(t *testing.T) {
 // process tree) nor a sibling process outside its own tree.
 func TestSandboxSignals(t *testing.T) {
 	t.Parallel()
-	siblingPid, end := startSibling(t)
+	siblingPid, end := sandboxtest.StartSibling(t)
 	tc, _, pluginPid := sandboxedPlugin(t, `{}`, nil)
 
 	for _, a := range []string{
@@ -364,7 +340,7 @@ func TestSandboxNetwork(t *testing.T) {
 	}
 	for _, a := range attempts {
 		res := runIn(t, tc, a)
-		if strings.HasSuffix(res.Content, "exit code: 0") || connected(t, l) {
+		if strings.HasSuffix(res.Content, "exit code: 0") || sandboxtest.Connected(t, l) {
 			t.Errorf("without network, %q connected: %s", a, res.Content)
 		}
 	}
@@ -376,7 +352,7 @@ func TestSandboxNetwork(t *testing.T) {
 
 	reconfigure(t, tc, ws, `{"network": true}`, nil)
 	res = runIn(t, tc, attempts[1])
-	if !strings.Contains(res.Content, "probe succeeded") || !connected(t, l) {
+	if !strings.Contains(res.Content, "probe succeeded") || !sandboxtest.Connected(t, l) {
 		t.Errorf("with network = true, the connection failed: %s", res.Content)
 	}
 }

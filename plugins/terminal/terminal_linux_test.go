@@ -6,18 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-plugin"
 
+	"github.com/harness-agent/harness/internal/sandboxtest"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -457,7 +457,7 @@ func landlockScopes(t *testing.T, client *sdk.ToolClient) {
 		t.Logf("Landlock ABI %d has no scopes (ABI %d): signals are confined by the PID namespace only", abi, scopeABI)
 		return
 	}
-	pid, end := startSibling(t)
+	pid, end := sandboxtest.StartSibling(t)
 	res := run(t, client, call(fmt.Sprintf("kill -KILL %d", pid), 0), nil)
 	if strings.HasSuffix(res.Content, "exit code: 0") {
 		t.Errorf("Landlock only: the kill succeeded: %s", res.Content)
@@ -465,31 +465,6 @@ func landlockScopes(t *testing.T, client *sdk.ToolClient) {
 	if sig := end(); sig != syscall.SIGTERM {
 		t.Errorf("Landlock only: the sibling was ended by %v, not by the test's SIGTERM", sig)
 	}
-}
-
-// startSibling starts a process outside any sandbox. end sends it SIGTERM
-// and says which signal ended it: SIGTERM unless something killed it
-// before.
-func startSibling(t *testing.T) (pid int, end func() syscall.Signal) {
-	t.Helper()
-	sibling := exec.Command("sleep", "1000")
-	if err := sibling.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	var sig syscall.Signal
-	end = func() syscall.Signal {
-		once.Do(func() {
-			_ = sibling.Process.Signal(syscall.SIGTERM)
-			_ = sibling.Wait()
-			if ws, ok := sibling.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				sig = ws.Signal()
-			}
-		})
-		return sig
-	}
-	t.Cleanup(func() { end() })
-	return sibling.Process.Pid, end
 }
 
 // TestMisbuiltHostRefuses covers binaries whose copies would not act as the

@@ -1,19 +1,17 @@
 package main_test
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/harness-agent/harness/internal/sandboxtest"
 )
 
 // TestSecuritySandbox runs attacks through `harness run` with the default
@@ -41,46 +39,7 @@ func TestSecuritySandbox(t *testing.T) {
 	}
 	t.Cleanup(func() { l.Close() })
 	port := l.Addr().(*net.TCPAddr).Port
-	// connected says whether a connection waits in the listener's backlog
-	// (a non-blocking accept finds it without waiting).
-	connected := func(t *testing.T) bool {
-		raw, err := l.SyscallConn()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var fd int
-		var aerr error
-		if err := raw.Control(func(lfd uintptr) { fd, _, aerr = unix.Accept4(int(lfd), unix.SOCK_CLOEXEC) }); err != nil {
-			t.Fatal(err)
-		}
-		if aerr == nil {
-			unix.Close(fd)
-			return true
-		}
-		if !errors.Is(aerr, unix.EAGAIN) {
-			t.Fatal(aerr)
-		}
-		return false
-	}
-	// A process outside: the test ends it with SIGTERM, and its wait
-	// status tells whether something else killed it first.
-	sibling := exec.Command("sleep", "1000")
-	if err := sibling.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var endOnce sync.Once
-	var endedBy syscall.Signal
-	endSibling := func() syscall.Signal {
-		endOnce.Do(func() {
-			_ = sibling.Process.Signal(syscall.SIGTERM)
-			_ = sibling.Wait()
-			if ws, ok := sibling.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				endedBy = ws.Signal()
-			}
-		})
-		return endedBy
-	}
-	t.Cleanup(func() { endSibling() })
+	siblingPid, endSibling := sandboxtest.StartSibling(t)
 
 	// curl, not bash's /dev/tcp: the shell policy refuses that on its own.
 	// Nothing answers it: -m 2 only ends the wait for a reply that never
@@ -119,7 +78,7 @@ func TestSecuritySandbox(t *testing.T) {
 		attacks := []string{
 			"touch " + filepath.Join(outside, "written"),
 			"chmod 777 " + canary + "; touch -d 2001-01-01 " + canary,
-			fmt.Sprintf("kill -9 %d", sibling.Process.Pid),
+			fmt.Sprintf("kill -9 %d", siblingPid),
 			"cat /proc/[0-9]*/environ | tr '\\0' '\\n' | grep -c TEST_DEEPSEEK_KEY; kill -9 -1",
 			// The host refuses a command that names a protected path; a glob
 			// hides it from the policy, and the sandbox still holds.
@@ -154,7 +113,7 @@ func TestSecuritySandbox(t *testing.T) {
 		if err != nil || after.Mode() != before.Mode() || !after.ModTime().Equal(before.ModTime()) {
 			t.Errorf("the canary outside changed: %v → %v (%v)", before.Mode(), after.Mode(), err)
 		}
-		if connected(t) {
+		if sandboxtest.Connected(t, l) {
 			t.Error("a sandboxed command without network reached the host's listener")
 		}
 		if sig := endSibling(); sig != syscall.SIGTERM {
@@ -166,7 +125,7 @@ func TestSecuritySandbox(t *testing.T) {
 			t.Skip("no curl here to connect with")
 		}
 		run(t, "    network  = true\n", connect)
-		if !connected(t) {
+		if !sandboxtest.Connected(t, l) {
 			t.Error("with network = true the command did not reach the host's listener")
 		}
 	})
