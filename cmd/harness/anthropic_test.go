@@ -184,8 +184,13 @@ func TestAnthropicRefusalIsVisible(t *testing.T) {
 	}
 	fake.Enqueue(fakeanthropic.Fixture(t, filepath.Join(fakeanthropic.FixturesDir(t), "anthropic", "vercel-anthropic-refusal.chunks.jsonl")))
 	r := harness(t, run.dir, []string{"TEST_ANTHROPIC_KEY=" + anthropicKey}, "run", "--no-input", "agent.hcl", "again")
-	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "refused to answer") {
+	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "refused to answer") || !strings.Contains(r.stdout+r.stderr, "0% cache hits)") {
 		t.Errorf("the refusal is not shown: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	fake.Enqueue(fakeanthropic.Scripted(fakeanthropic.Turn{Text: "ok", Usage: &fakeanthropic.Usage{InputTokens: 25, CacheReadInputTokens: 25, CacheCreationInputTokens: 50, OutputTokens: 1}}))
+	r = harness(t, run.dir, []string{"TEST_ANTHROPIC_KEY=" + anthropicKey}, "run", "--no-input", "agent.hcl", "cached")
+	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "(25% cache hits, 50% cache writes)") {
+		t.Errorf("the closing line does not show cache writes: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
 

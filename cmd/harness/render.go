@@ -27,6 +27,7 @@ type renderer struct {
 	inReasoning bool
 	promptTok   int64
 	cacheHit    int64
+	cacheWrite  int64
 	shownError  bool // an error event was rendered
 
 	spin *spinner // on a terminal, while waiting for a model's first token
@@ -67,6 +68,7 @@ func (r *renderer) event(ev session.Event) {
 	if ev.Type == "llm.usage" {
 		r.promptTok += num(d["prompt_tokens"])
 		r.cacheHit += num(d["cache_hit_tokens"])
+		r.cacheWrite += num(d["cache_write_tokens"])
 	}
 	if r.asJSON {
 		return // people see the closing line only
@@ -261,8 +263,12 @@ func (r *renderer) closing(sessionID string, out agent.Outcome, t agent.Totals) 
 	if r.promptTok > 0 {
 		hits = fmt.Sprintf("%.0f%%", 100*float64(r.cacheHit)/float64(r.promptTok))
 	}
-	line := fmt.Sprintf("— %s · %d turns · %s tokens (%s cache hits) · $%.4f · session %s",
-		status, t.Turns, thousands(t.Tokens), hits, t.CostUSD, sessionID)
+	cache := hits + " cache hits"
+	if r.cacheWrite > 0 && r.promptTok > 0 { // providers that bill cache writes (Anthropic)
+		cache += fmt.Sprintf(", %.0f%% cache writes", 100*float64(r.cacheWrite)/float64(r.promptTok))
+	}
+	line := fmt.Sprintf("— %s · %d turns · %s tokens (%s) · $%.4f · session %s",
+		status, t.Turns, thousands(t.Tokens), cache, t.CostUSD, sessionID)
 	fmt.Fprintln(r.human, r.style(ansiDim, line))
 }
 
