@@ -3,8 +3,8 @@
 // sdk.Provider that cmd/harness-provider-deepseek serves as a plugin.
 //
 // It owns the HTTP and SSE details of one model call: building the request,
-// reading the text/event-stream answer (with the WHATWG parser in package
-// sse), translating each JSON chunk into sdk.StreamChunk values, enforcing
+// reading the text/event-stream answer (with the WHATWG parser in
+// plugins/internal/sse), translating each JSON chunk into sdk.StreamChunk values, enforcing
 // the first-token and idle deadlines, and classifying every failure into
 // an sdk.ErrorKind. It does not retry (the core does, keyed on the kind),
 // keep sessions, or assemble messages.
