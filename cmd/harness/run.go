@@ -2,14 +2,10 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -37,7 +33,8 @@ func (c *cli) runCommand() *cobra.Command {
 			"TASK is the argument; else standard input when it is not a terminal; else harness asks\n" +
 			"for it, and then for each next message of the same session until end of input (Ctrl-D).\n\n" +
 			"Exit codes: 0 completed, 1 the run failed, 2 usage or configuration error, 3 a limit\n" +
-			"stopped the run, 4 actions are pending approval, 130 interrupted.",
+			"stopped the run, 4 actions are pending approval, 130 interrupted (Ctrl-C); 129, 143 and 141\n" +
+			"when SIGHUP, SIGTERM or a closed standard output ended it (the session is interrupted).",
 		Args: usageArgs(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.run(args, f)
@@ -53,6 +50,12 @@ func (c *cli) runCommand() *cobra.Command {
 }
 
 func (c *cli) run(args []string, f runFlags) error {
+	stdinTTY := isTerminal(c.stdin)
+	interactive := stdinTTY && !f.noInput && len(args) == 1
+	// The signals are watched from the start: a Ctrl-C while plugins
+	// start is honoured like one during a turn.
+	ctx, interrupt, stop := interruptContext(interactive)
+	defer stop()
 	cfg, err := c.loadConfig(args[0], false)
 	if err != nil {
 		return err
@@ -63,7 +66,6 @@ func (c *cli) run(args []string, f runFlags) error {
 		}
 		return exitf(exitUsage, "%s has no agent %q", args[0], f.agent)
 	}
-	stdinTTY := isTerminal(c.stdin)
 	in := bufio.NewReader(c.stdin)
 	task := ""
 	if len(args) == 2 {
@@ -75,15 +77,12 @@ func (c *cli) run(args []string, f runFlags) error {
 		}
 		task = strings.TrimSpace(string(b))
 	}
-	interactive := stdinTTY && !f.noInput && len(args) == 1
-	human := c.stdout
+	stdout := watchOutput(c.stdout, interrupt)
+	human, humanFile := stdout, c.stdout
 	if f.asJSON {
-		human = c.stderr
+		human, humanFile = c.stderr, c.stderr
 	}
-	view := newRenderer(human, c.stdout, f.asJSON, isTerminal(human))
-
-	ctx, stop := interruptContext()
-	defer stop()
+	view := newRenderer(human, stdout, f.asJSON, isTerminal(humanFile))
 
 	storePath, err := c.storePath()
 	if err != nil {
@@ -95,16 +94,24 @@ func (c *cli) run(args []string, f runFlags) error {
 	}
 	r, err := runner.Open(ctx, opts)
 	if err != nil {
+		if why := stoppedBy(ctx); why != nil {
+			return exitf(why.code, "%v while starting", why)
+		}
 		return exitf(exitFailed, "%v", err)
 	}
 	defer r.Close()
 
 	if f.resume != "" {
 		if err := r.Resume(ctx, f.resume); err != nil {
+			if why := stoppedBy(ctx); why != nil {
+				_ = r.End(ctx, agent.StatusInterrupted)
+				return exitf(why.code, "%v while resuming", why)
+			}
 			var changed *runner.ConfigChangedError
 			if errors.As(err, &changed) {
 				return exitf(exitUsage, "%v", err)
 			}
+			_ = r.End(ctx, agent.StatusError) // when it failed after reopening the session
 			return exitf(exitFailed, "resume: %v", err)
 		}
 	} else {
@@ -117,6 +124,10 @@ func (c *cli) run(args []string, f runFlags) error {
 			return exitf(exitUsage, "no task: give it as an argument, on standard input, or at the prompt")
 		}
 		if err := r.Start(ctx, task); err != nil {
+			if why := stoppedBy(ctx); why != nil {
+				_ = r.End(ctx, agent.StatusInterrupted)
+				return exitf(why.code, "%v while starting", why)
+			}
 			_ = r.End(ctx, agent.StatusError)
 			return exitf(exitFailed, "%v", err)
 		}
@@ -150,6 +161,9 @@ func (c *cli) run(args []string, f runFlags) error {
 		fmt.Fprintf(c.stderr, "harness: closing the session: %v\n", err)
 	}
 	view.closing(r.SessionID(), out, r.Totals())
+	if out.Status == agent.StatusInterrupted {
+		return silentExit(interruptedExit(ctx))
+	}
 	return silentExit(statusExit(out.Status))
 }
 
@@ -165,27 +179,4 @@ func statusExit(status string) int {
 		return exitInterrupted
 	}
 	return exitFailed
-}
-
-// interruptContext is canceled by the first Ctrl-C (the current step
-// stops, plugins are stopped, the session is closed as interrupted); a
-// second Ctrl-C exits at once.
-func interruptContext() (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		if _, ok := <-sigs; !ok {
-			return
-		}
-		cancel()
-		if _, ok := <-sigs; ok {
-			os.Exit(exitInterrupted)
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(sigs)
-		close(sigs)
-		cancel()
-	}
 }

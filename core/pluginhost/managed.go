@@ -79,7 +79,7 @@ func (m *managed) client(ctx context.Context) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cl, raw, err := m.start()
+	cl, raw, err := m.start(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,13 @@ func (m *managed) client(ctx context.Context) (any, error) {
 	return raw, nil
 }
 
-func (m *managed) start() (*plugin.Client, any, error) {
+// start starts the plugin's process and connects to it. A ctx that ends
+// before the handshake kills the process at once: a Ctrl-C during a start
+// that hangs does not wait for StartTimeout.
+func (m *managed) start(ctx context.Context) (*plugin.Client, any, error) {
+	// The command's own context only ever ends by abort: once connected,
+	// the plugin outlives ctx (it is long-lived) and is stopped by Kill.
+	cmdCtx, abort := context.WithCancel(context.Background())
 	opts := m.host.opts
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
@@ -109,13 +115,14 @@ func (m *managed) start() (*plugin.Client, any, error) {
 		if serves == "" {
 			serves = m.spec.Name
 		}
-		cmd = exec.Command(opts.SelfExe, "plugin", "serve", serves)
+		cmd = exec.CommandContext(cmdCtx, opts.SelfExe, "plugin", "serve", serves)
 	} else {
 		sum, err := verify(m.spec.Name, m.spec.Path, m.spec.SHA256)
 		if err != nil {
+			abort()
 			return nil, nil, err
 		}
-		cmd = exec.Command(m.spec.Path)
+		cmd = exec.CommandContext(cmdCtx, m.spec.Path)
 		cfg.SecureConfig = &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()}
 		cfg.AutoMTLS = true
 	}
@@ -125,9 +132,22 @@ func (m *managed) start() (*plugin.Client, any, error) {
 	m.stderr.Reset()
 
 	cl := plugin.NewClient(cfg)
+	connected := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			abort()
+		case <-connected:
+		}
+	}()
 	rpc, err := cl.Client()
+	close(connected)
 	if err != nil {
 		cl.Kill()
+		abort()
+		if ctx.Err() != nil {
+			return nil, nil, &sdk.Error{Kind: sdk.KindCanceled, Message: fmt.Sprintf("plugin %q: its start was canceled", m.spec.Name)}
+		}
 		return nil, nil, m.startError(err)
 	}
 	raw, err := rpc.Dispense(m.spec.Kind)

@@ -11,4 +11,6 @@ import (
 // into a clean shutdown that also kills the processes the plugin started.
 func isolate(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	// A start canceled before the handshake kills the plugin's whole group.
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 }

@@ -11,4 +11,6 @@ import (
 // parent-death signal; the SDK's watchdog stops the plugin instead.
 func isolate(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A start canceled before the handshake kills the plugin's whole group.
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 }

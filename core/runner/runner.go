@@ -54,6 +54,8 @@ type Runner struct {
 	store       *session.Store
 	registry    *tools.Registry
 	bridge      *mcp.Bridge // the MCP servers of the agent's tools
+	hooks       []tools.Hook
+	protected   []approval.Protected
 	executor    *tools.Executor
 	bindings    []llm.Binding
 	models      *llm.Registry
@@ -197,23 +199,13 @@ func (s streamer) Stream(ctx context.Context, h sdk.Handle, req sdk.StreamReques
 
 // build assembles the session's tools, prompt and loop.
 func (r *Runner) build(ctx context.Context) error {
-	r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink}
-	<-r.warmed
-	protected := protectedPaths(r.cfg, r.store.Path(), r.opts.SelfExe)
-	reg, err := tools.Build(ctx, tools.Setup{Config: r.cfg, Agent: r.agent, Catalog: r.catalog, Logger: r.opts.Logger,
-		Protected: approval.ProtectedPaths(protected)})
-	if err != nil {
+	if r.rec == nil {
+		r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink}
+	}
+	if err := r.prepareTools(ctx); err != nil {
 		return err
 	}
-	r.registry = reg
-	r.bridge = mcp.New(r.cfg, r.agent, r.opts.Logger)
-	if err := r.bridge.Register(ctx, reg); err != nil {
-		return err
-	}
-	hooks, err := tools.PluginHooks(r.cfg, r.host)
-	if err != nil {
-		return err
-	}
+	reg, hooks, protected := r.registry, r.hooks, r.protected
 	pipeline, err := approval.New(approval.Options{
 		Store: r.store, Session: r.session, Workspace: r.cfg.Workspace, Permissions: r.agent.Permissions,
 		Protected: protected, Recorder: r.rec, Yes: r.opts.Yes, Asker: r.opts.Asker, Logger: r.opts.Logger,
@@ -239,6 +231,32 @@ func (r *Runner) build(ctx context.Context) error {
 		ReadOnly:  r.readOnly,
 		Compactor: r.compactor(ctx),
 	}, r.client, ex, r.rec, r.store)
+	return nil
+}
+
+// prepareTools starts the agent's tool sources (plugins, MCP servers) and
+// hooks: what can fail for reasons of configuration fails here, before a
+// new session is created. It runs once.
+func (r *Runner) prepareTools(ctx context.Context) error {
+	if r.registry != nil {
+		return nil
+	}
+	<-r.warmed
+	protected := protectedPaths(r.cfg, r.store.Path(), r.opts.SelfExe)
+	reg, err := tools.Build(ctx, tools.Setup{Config: r.cfg, Agent: r.agent, Catalog: r.catalog, Logger: r.opts.Logger,
+		Protected: approval.ProtectedPaths(protected)})
+	if err != nil {
+		return err
+	}
+	r.bridge = mcp.New(r.cfg, r.agent, r.opts.Logger)
+	if err := r.bridge.Register(ctx, reg); err != nil {
+		return err
+	}
+	hooks, err := tools.PluginHooks(r.cfg, r.host)
+	if err != nil {
+		return err
+	}
+	r.registry, r.hooks, r.protected = reg, hooks, protected
 	return nil
 }
 
@@ -346,6 +364,11 @@ func (r *Runner) Start(ctx context.Context, task string) error {
 	if len(r.bindings) > 0 {
 		model = r.bindings[0].Name
 	}
+	// What fails for reasons of configuration fails before the session
+	// exists: such a run leaves no session behind.
+	if err := r.prepareTools(ctx); err != nil {
+		return err
+	}
 	info, err := r.store.CreateSession(ctx, session.SessionInfo{Agent: r.agent.Name, Model: model,
 		ConfigPath: r.cfg.Path, ConfigHash: r.cfg.Fingerprint(), Workspace: r.cfg.Workspace, Lease: r.lease})
 	if err != nil {
@@ -353,15 +376,16 @@ func (r *Runner) Start(ctx context.Context, task string) error {
 	}
 	r.session = info.ID
 	r.keepAlive()
-	if err := r.build(ctx); err != nil {
-		e := sdk.AsError(err)
-		_ = r.rec.Record(ctx, "error", map[string]any{"kind": e.Kind, "message": e.Message})
-		return err
-	}
+	r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink}
 	text := prompt.TaskMessage(task, r.opts.Now().Format("2006-01-02"), r.cfg.Workspace)
 	if err := r.rec.Record(ctx, agent.EventSessionStarted, map[string]any{
 		"agent": r.agent.Name, "model": model, "workspace": r.cfg.Workspace, "config": r.cfg.Path, "task": text,
 	}); err != nil {
+		return err
+	}
+	if err := r.build(ctx); err != nil {
+		e := sdk.AsError(err)
+		_ = r.rec.Record(ctx, "error", map[string]any{"kind": e.Kind, "message": e.Message})
 		return err
 	}
 	r.msgs = []sdk.Message{{Role: sdk.RoleSystem, Content: r.system}, {Role: sdk.RoleUser, Content: text}}
