@@ -100,7 +100,6 @@ type translator struct {
 
 	messageID string
 	started   bool
-	stopped   bool
 	blocks    map[int]*blockState
 	stop      string
 	refusal   string // the explanation of a refusal, when the API gave one
@@ -123,7 +122,7 @@ func (t *translator) event(eventType string, data []byte) (done bool, err error)
 	if ev.Type == "" {
 		ev.Type = eventType
 	}
-	if ev.Type != "message_start" && ev.Type != "ping" && ev.Type != "error" && !t.started && isMessageEvent(ev.Type) {
+	if !t.started && isMessageEvent(ev.Type) {
 		return false, t.violation("%s before message_start", ev.Type)
 	}
 	switch ev.Type {
@@ -332,7 +331,6 @@ func (t *translator) messageDelta(ev *wireEvent) error {
 // refusal with an explanation and no text of the model's own gets a text
 // block saying so, so the person sees why there is no answer.
 func (t *translator) messageStop() error {
-	t.stopped = true
 	hasText := false
 	for i := 0; i <= t.maxIndex(); i++ {
 		b := t.blocks[i]
