@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,7 +18,7 @@ func (c *cli) actionsCommand() *cobra.Command {
 	var workspace string
 	var all, acceptConfig bool
 	cmd := &cobra.Command{
-		Use:   "actions list [--all | --workspace DIR] | approve ID | deny ID",
+		Use:   "actions list [--all | --workspace DIR] | show ID | approve ID | deny ID | rules [SESSION]",
 		Short: "List actions that await approval, approve (and run) or deny them",
 		Long: "`list` shows the actions of the sessions of the workspace around the current folder (or\n" +
 			"of the workspaces inside it); `approve` and `deny` take an action id from any folder.",
@@ -54,6 +52,8 @@ func (c *cli) actionsCommand() *cobra.Command {
 	cmd.AddCommand(
 		list,
 		approve,
+		c.actionsShowCommand(&workspace),
+		c.actionsRulesCommand(&workspace),
 		&cobra.Command{
 			Use:   "deny ID",
 			Short: "Deny a pending action; the model learns it on resume",
@@ -101,16 +101,8 @@ func (c *cli) actionsList(ctx context.Context, workspace string, all bool) error
 		fmt.Fprintln(c.stdout)
 		return nil
 	}
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSESSION\tKIND\tSTATUS\tSUMMARY\tAGE")
-	for _, a := range acts {
-		status := a.Status
-		if a.DecidedBy != "" {
-			status += " (" + a.DecidedBy + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Session, a.Kind, status, clip(a.Summary, 60), age(time.Since(a.CreatedAt)))
-	}
-	return tw.Flush()
+	c.printActions(acts)
+	return nil
 }
 
 // actionsDecide approves or denies a pending action. Approving loads the

@@ -36,8 +36,12 @@ func (c *cli) printDiagnostics(files map[string]*hcl.File, diags hcl.Diagnostics
 		}
 		fmt.Fprintln(c.stdout, string(out))
 	} else if len(diags) > 0 {
-		color := isTerminal(c.stderr)
-		if err := config.WriteDiagnostics(c.stderr, files, diags, 100, color); err != nil {
+		disp := c.displayFor(c.stderr)
+		width := disp.width
+		if width <= 0 {
+			width = 100
+		}
+		if err := config.WriteDiagnostics(c.stderr, files, diags, uint(width), disp.color); err != nil {
 			return err
 		}
 	}

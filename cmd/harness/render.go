@@ -1,13 +1,15 @@
 package main
 
 import (
-	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/harness-agent/harness/core/agent"
 	"github.com/harness-agent/harness/core/session"
@@ -15,26 +17,46 @@ import (
 
 // renderer shows a run to people (text, coloured on a terminal) and, with
 // --json, prints every event as a JSON Line on stdout. It receives events
-// after they are committed, one at a time, in order.
+// after they are committed, one at a time, in order. Every string of an
+// event goes through visibleData before it is rendered.
 type renderer struct {
 	mu      sync.Mutex
 	human   io.Writer // people: stdout, or stderr with --json
 	jsonOut io.Writer // --json: stdout
 	asJSON  bool
-	color   bool
+	disp    display
 
-	inText      bool // the cursor is after streamed text (no newline yet)
+	text        wrapper // streamed answer and reasoning
+	inText      bool    // the cursor is after streamed text (no newline yet)
 	inReasoning bool
+	partial     bool            // text streamed since the last request (for the retry line)
+	answer      strings.Builder // the answer streamed since the last request
 	promptTok   int64
 	cacheHit    int64
 	cacheWrite  int64
 	shownError  bool // an error event was rendered
 
-	spin *spinner // on a terminal, while waiting for a model's first token
+	calls      []*callCard // the turn's calls in the model's order, until rendered
+	lastHeader string      // call id whose header was printed last
+	waitModel  time.Time   // a request is waiting for its first token
+	asking     bool        // a person is being asked: no spinner, no redraws
+
+	spin *spinner // on a live terminal, while waiting for a model or a tool
 }
 
-func newRenderer(human, jsonOut io.Writer, asJSON, color bool) *renderer {
-	return &renderer{human: human, jsonOut: jsonOut, asJSON: asJSON, color: color}
+// callCard is one tool call of the running turn.
+type callCard struct {
+	id, header string
+	started    time.Time
+	result     string
+	done       bool
+	tool       string
+}
+
+func newRenderer(human, jsonOut io.Writer, asJSON bool, disp display) *renderer {
+	r := &renderer{human: human, jsonOut: jsonOut, asJSON: asJSON, disp: disp}
+	r.text = wrapper{width: disp.width}
+	return r
 }
 
 const (
@@ -47,11 +69,33 @@ const (
 	ansiYel   = "\x1b[33m"
 )
 
+// gutter starts the lines of a card.
+const gutter = "  │ "
+
 func (r *renderer) style(code, s string) string {
-	if !r.color || s == "" {
+	if !r.disp.color || s == "" || code == "" {
 		return s
 	}
 	return code + s + ansiReset
+}
+
+// absorb counts an earlier event of a resumed session (usage, for the
+// closing line's whole-session figures) without showing it.
+func (r *renderer) absorb(ev session.Event) {
+	if ev.Type != "llm.usage" {
+		return
+	}
+	var d map[string]any
+	_ = json.Unmarshal(ev.Data, &d)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.countUsage(d)
+}
+
+func (r *renderer) countUsage(d map[string]any) {
+	r.promptTok += num(d["prompt_tokens"])
+	r.cacheHit += num(d["cache_hit_tokens"])
+	r.cacheWrite += num(d["cache_write_tokens"])
 }
 
 func (r *renderer) event(ev session.Event) {
@@ -66,18 +110,15 @@ func (r *renderer) event(ev session.Event) {
 	var d map[string]any
 	_ = json.Unmarshal(ev.Data, &d)
 	if ev.Type == "llm.usage" {
-		r.promptTok += num(d["prompt_tokens"])
-		r.cacheHit += num(d["cache_hit_tokens"])
-		r.cacheWrite += num(d["cache_write_tokens"])
+		r.countUsage(d)
 	}
 	if r.asJSON {
 		return // people see the closing line only
 	}
+	d, _ = visibleData(d).(map[string]any)
 	r.stopSpinner()
-	r.human.Write([]byte(r.render(ev.Type, d)))
-	if ev.Type == "llm.request" && r.color {
-		r.spin = startSpinner(r.human)
-	}
+	io.WriteString(r.human, r.render(ev.Type, d))
+	r.resumeSpinner()
 }
 
 func (r *renderer) stopSpinner() {
@@ -87,36 +128,131 @@ func (r *renderer) stopSpinner() {
 	}
 }
 
+// resumeSpinner shows what the run waits for, on a live terminal: the
+// model's first token, or the oldest running tool.
+func (r *renderer) resumeSpinner() {
+	if !r.disp.live || r.asJSON || r.asking || r.spin != nil {
+		return
+	}
+	switch {
+	case !r.waitModel.IsZero():
+		r.spin = startSpinner(r.human, r.disp, "waiting for the model", r.waitModel)
+	default:
+		for _, c := range r.calls {
+			if !c.done {
+				r.spin = startSpinner(r.human, r.disp, "running "+c.tool, c.started)
+				return
+			}
+		}
+	}
+}
+
+// pause stops the spinner and ends streamed text for a question; resume
+// lets the spinner come back.
+func (r *renderer) pause() {
+	r.asking = true
+	r.stopSpinner()
+	var b strings.Builder
+	r.newline(&b)
+	io.WriteString(r.human, b.String())
+}
+
+func (r *renderer) resume() {
+	r.asking = false
+	r.resumeSpinner()
+}
+
 // render returns the text of one event for people.
 func (r *renderer) render(typ string, d map[string]any) string {
 	var b strings.Builder
+	if typ != "assistant.chunk" {
+		r.text.flush(&b, r.textStyle())
+	}
 	switch typ {
+	case "session.started":
+		if task := str(d["task"]); task != "" && r.disp.replay {
+			r.newline(&b)
+			r.block(&b, "task", taskText(task))
+		}
+	case "user.message":
+		if r.disp.replay {
+			r.newline(&b)
+			r.block(&b, "message", str(d["text"]))
+		}
+	case "session.resumed":
+		if r.disp.replay {
+			r.newline(&b)
+			r.line(&b, ansiDim, fmt.Sprintf("↺ resumed after %s", countNoun(int(num(d["turns"])), "turn")))
+		}
+	case "turn.interrupted":
+		if r.disp.replay {
+			r.newline(&b)
+			r.line(&b, ansiYel, "■ turn interrupted by the user")
+		}
+	case "session.ended":
+		if r.disp.replay {
+			r.newline(&b)
+			r.line(&b, ansiDim, "■ ended: "+str(d["status"]))
+		}
+	case "llm.request":
+		r.flushCalls(&b, true)
+		r.waitModel = time.Now()
+		r.partial = false
+		r.answer.Reset()
 	case "assistant.chunk":
+		r.waitModel = time.Time{}
 		delta := str(d["delta"])
 		switch str(d["kind"]) {
 		case "text":
 			if r.inReasoning {
-				b.WriteString("\n")
+				r.text.flush(&b, r.textStyle())
+				r.text.breakLine(&b)
 				r.inReasoning = false
 			}
-			b.WriteString(delta)
 			r.inText = true
 		case "reasoning":
 			if !r.inReasoning {
 				r.newline(&b)
 				r.inReasoning = true
 			}
-			b.WriteString(r.style(ansiDim, delta))
+		default:
+			return b.String()
 		}
-		return b.String()
+		if delta != "" {
+			r.partial = true
+		}
+		if !r.inReasoning {
+			r.answer.WriteString(delta)
+		}
+		r.text.write(&b, delta, r.textStyle())
+	case "assistant.message":
+		r.waitModel = time.Time{}
 	case "llm.retry":
+		r.waitModel = time.Now()
 		r.newline(&b)
-		fmt.Fprintf(&b, "%s\n", r.style(ansiYel, fmt.Sprintf("↻ attempt %d failed (%s); retrying in %dms — its partial output above is void", int(num(d["attempt"])), str(d["kind"]), num(d["delay_ms"]))))
+		msg := fmt.Sprintf("↻ attempt %d failed (%s); retrying in %dms", int(num(d["attempt"])), str(d["kind"]), num(d["delay_ms"]))
+		if r.partial {
+			msg += " — its partial output above is void"
+		}
+		r.partial = false
+		r.line(&b, ansiYel, msg)
 	case "tool.call":
+		r.waitModel = time.Time{}
 		r.newline(&b)
-		fmt.Fprintf(&b, "%s %s\n", r.style(ansiCyan, "●"), r.style(ansiBold, str(d["tool"])+" "+argsSummary(d["arguments"])))
+		c := &callCard{id: str(d["call_id"]), tool: str(d["tool"]), started: time.Now()}
+		c.header = fmt.Sprintf("%s %s", r.style(ansiCyan, "●"), r.style(ansiBold, visibleLine(str(d["tool"])+" "+argsSummary(d["arguments"]))))
+		r.calls = append(r.calls, c)
+		r.printHeader(&b, c)
+	case "tool.progress":
+		if c := r.card(str(d["call_id"])); c != nil && !c.done {
+			r.printHeader(&b, c)
+			r.gutterLines(&b, strings.TrimRight(str(d["text"]), "\n"), ansiDim)
+		}
 	case "action.proposed":
-		fmt.Fprintf(&b, "  %s %s\n", r.style(ansiYel, "?"), str(d["summary"]))
+		if c := r.card(str(d["call_id"])); c != nil {
+			r.printHeader(&b, c)
+		}
+		fmt.Fprintf(&b, "  %s %s\n", r.style(ansiYel, "?"), visibleLine(str(d["summary"])))
 	case "action.decided":
 		mark, code := "✓", ansiGreen
 		if str(d["decision"]) != "approved" {
@@ -126,20 +262,28 @@ func (r *renderer) render(typ string, d map[string]any) string {
 		if rule != "" {
 			rule = ": " + rule
 		}
-		fmt.Fprintf(&b, "  %s\n", r.style(code, fmt.Sprintf("%s %s by %s%s", mark, str(d["decision"]), str(d["by"]), rule)))
+		fmt.Fprintf(&b, "  %s\n", r.style(code, visibleLine(fmt.Sprintf("%s %s by %s%s", mark, str(d["decision"]), str(d["by"]), rule))))
 	case "tool.result":
-		b.WriteString(r.card(d))
+		c := r.card(str(d["call_id"]))
+		if c == nil {
+			c = &callCard{id: str(d["call_id"])}
+			r.calls = append(r.calls, c)
+		}
+		c.result, c.done = r.resultCard(d), true
+		r.flushCalls(&b, false)
 	case "context.compacted":
 		r.newline(&b)
-		fmt.Fprintf(&b, "%s\n", r.style(ansiDim, fmt.Sprintf("↺ context compacted: %d → %d tokens, %d messages summarized (%s)", num(d["tokens_before"]), num(d["tokens_after"]), num(d["dropped_messages"]), str(d["summarizer"]))))
+		r.line(&b, ansiDim, fmt.Sprintf("↺ context compacted: %d → %d tokens, %s summarized (%s)", num(d["tokens_before"]), num(d["tokens_after"]), countNoun(int(num(d["dropped_messages"])), "message"), str(d["summarizer"])))
 	case "toolloop.limit_reached":
 		r.newline(&b)
-		fmt.Fprintf(&b, "%s\n", r.style(ansiYel, "■ limit reached: "+str(d["limit"])))
+		r.line(&b, ansiYel, "■ limit reached: "+str(d["limit"]))
 	case "error":
+		r.waitModel = time.Time{}
 		r.shownError = true
 		r.newline(&b)
-		fmt.Fprintf(&b, "%s\n", r.style(ansiRed, fmt.Sprintf("✗ %s: %s", str(d["kind"]), str(d["message"]))))
+		r.line(&b, ansiRed, fmt.Sprintf("✗ %s: %s", str(d["kind"]), humanText(str(d["message"]))))
 	case "agent.response":
+		r.flushCalls(&b, true)
 		r.newline(&b)
 		if refused, _ := d["refusal"].(bool); refused {
 			fmt.Fprintf(&b, "%s\n", r.style(ansiYel, "⊘ the model refused to answer (finish reason refusal)"))
@@ -147,35 +291,92 @@ func (r *renderer) render(typ string, d map[string]any) string {
 	default:
 		if strings.HasPrefix(typ, "artifact.") {
 			r.newline(&b)
-			fmt.Fprintf(&b, "%s %s\n", r.style(ansiCyan, "◆ "+strings.TrimPrefix(typ, "artifact.")+":"), str(d["title"]))
+			fmt.Fprintf(&b, "%s %s\n", r.style(ansiCyan, "◆ "+strings.TrimPrefix(typ, "artifact.")+":"), visibleLine(str(d["title"])))
 		}
 	}
 	return b.String()
 }
 
-func (r *renderer) newline(b *strings.Builder) {
-	if r.inText || r.inReasoning {
-		b.WriteString("\n")
-		r.inText, r.inReasoning = false, false
+// line writes one line of the run's own text (not in a card), wrapped to
+// the terminal's width.
+func (r *renderer) line(b *strings.Builder, code, text string) {
+	for _, l := range strings.Split(text, "\n") {
+		for _, part := range wrapLine(l, r.disp.width) {
+			fmt.Fprintf(b, "%s\n", r.style(code, part))
+		}
 	}
 }
 
-// card renders a tool result from its presentation view.
-func (r *renderer) card(d map[string]any) string {
+func (r *renderer) textStyle() string {
+	if r.inReasoning && r.disp.color {
+		return ansiDim
+	}
+	return ""
+}
+
+// block shows a person's text (a task, a message) in a quoted block.
+func (r *renderer) block(b *strings.Builder, label, text string) {
+	fmt.Fprintf(b, "%s\n", r.style(ansiBold, label+" ›"))
+	r.gutterLines(b, strings.TrimSpace(text), "")
+}
+
+// taskText is the task as the person typed it: the prompt package wraps it
+// with context for the model (date, workspace) after a blank line.
+func taskText(s string) string {
+	if i := strings.Index(s, "\n\n"); i > 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func (r *renderer) card(id string) *callCard {
+	for _, c := range r.calls {
+		if c.id == id {
+			return c
+		}
+	}
+	return nil
+}
+
+func (r *renderer) printHeader(b *strings.Builder, c *callCard) {
+	if r.lastHeader == c.id || c.header == "" {
+		return
+	}
+	r.newline(b)
+	fmt.Fprintf(b, "%s\n", c.header)
+	r.lastHeader = c.id
+}
+
+// flushCalls renders finished results in the model's order, each under its
+// own call's header; all of them (the turn is over) when all is set.
+func (r *renderer) flushCalls(b *strings.Builder, all bool) {
+	for len(r.calls) > 0 && (r.calls[0].done || all) {
+		c := r.calls[0]
+		r.calls = r.calls[1:]
+		if c.done {
+			r.printHeader(b, c)
+			b.WriteString(c.result)
+		}
+	}
+	if len(r.calls) == 0 {
+		r.lastHeader = ""
+	}
+}
+
+// resultCard renders a tool result from its presentation view.
+func (r *renderer) resultCard(d map[string]any) string {
 	var b strings.Builder
 	if e, ok := d["error"].(map[string]any); ok {
-		fmt.Fprintf(&b, "  %s\n", r.style(ansiRed, fmt.Sprintf("✗ %s: %s", str(e["kind"]), firstLine(str(e["message"])))))
+		fmt.Fprintf(&b, "  %s\n", r.style(ansiRed, visibleLine(fmt.Sprintf("✗ %s: %s", str(e["kind"]), firstLine(humanText(str(e["message"])))))))
 		return b.String()
 	}
 	p, _ := d["presentation"].(map[string]any)
 	switch str(p["kind"]) {
 	case "diff":
-		r.diff(&b, str(p["unified"]))
+		r.diffLines(&b, str(p["unified"]), 0)
 	case "terminal":
-		fmt.Fprintf(&b, "  │ $ %s\n", str(p["command"]))
-		for _, line := range tail(strings.Split(strings.TrimRight(str(p["output"]), "\n"), "\n"), 12) {
-			fmt.Fprintf(&b, "  │ %s\n", r.style(ansiDim, line))
-		}
+		r.gutterLines(&b, "$ "+str(p["command"]), "")
+		r.gutterLines(&b, strings.Join(tail(strings.Split(strings.TrimRight(str(p["output"]), "\n"), "\n"), 12), "\n"), ansiDim)
 		code := num(p["exit_code"])
 		status := r.style(ansiGreen, "exit 0")
 		if code != 0 {
@@ -184,35 +385,39 @@ func (r *renderer) card(d map[string]any) string {
 		fmt.Fprintf(&b, "  └ %s\n", status)
 	case "search":
 		hits, _ := p["hits"].([]any)
-		fmt.Fprintf(&b, "  │ %d matching lines for %q\n", num(p["total"]), str(p["query"]))
+		r.gutterLines(&b, fmt.Sprintf("%s for %q", countNoun(int(num(p["total"])), "matching line"), str(p["query"])), "")
 		for i, h := range hits {
 			if i == 8 {
-				fmt.Fprintf(&b, "  │ %s\n", r.style(ansiDim, fmt.Sprintf("… %d more shown to the model", len(hits)-i)))
+				r.gutterLines(&b, fmt.Sprintf("… %d more shown to the model", len(hits)-i), ansiDim)
 				break
 			}
 			hm, _ := h.(map[string]any)
-			fmt.Fprintf(&b, "  │ %s:%d: %s\n", r.style(ansiCyan, str(hm["path"])), num(hm["line"]), strings.TrimSpace(str(hm["text"])))
+			r.gutterLines(&b, fmt.Sprintf("%s:%d: %s", str(hm["path"]), num(hm["line"]), strings.TrimSpace(str(hm["text"]))), "")
 		}
 		if hidden := num(p["total"]) - int64(len(hits)); hidden > 0 {
-			fmt.Fprintf(&b, "  │ %s\n", r.style(ansiDim, fmt.Sprintf("… %d not shown to the model either", hidden)))
+			r.gutterLines(&b, fmt.Sprintf("… %d not shown to the model either", hidden), ansiDim)
 		}
 	case "file":
-		fmt.Fprintf(&b, "  │ %s lines %d–%d\n", str(p["path"]), num(p["start_line"]), num(p["end_line"]))
+		r.gutterLines(&b, fmt.Sprintf("%s lines %d–%d", str(p["path"]), num(p["start_line"]), num(p["end_line"])), "")
 	case "text":
-		for _, line := range tail(strings.Split(strings.TrimRight(str(p["text"]), "\n"), "\n"), 6) {
-			fmt.Fprintf(&b, "  │ %s\n", line)
-		}
+		r.gutterLines(&b, strings.Join(tail(strings.Split(strings.TrimRight(str(p["text"]), "\n"), "\n"), 6), "\n"), "")
 	default:
 		if c := firstLine(str(d["content"])); c != "" {
-			fmt.Fprintf(&b, "  │ %s\n", c)
+			r.gutterLines(&b, c, "")
 		}
 	}
 	return b.String()
 }
 
-// diff writes a unified diff as card lines, coloured.
-func (r *renderer) diff(b *strings.Builder, unified string) {
-	for _, line := range strings.Split(strings.TrimRight(unified, "\n"), "\n") {
+// diffLines renders a unified diff in the gutter, coloured; max > 0 shows
+// at most max lines and says how many more there are.
+func (r *renderer) diffLines(b *strings.Builder, unified string, max int) (more int) {
+	lines := strings.Split(strings.TrimRight(unified, "\n"), "\n")
+	if max > 0 && len(lines) > max {
+		more = len(lines) - max
+		lines = lines[:max]
+	}
+	for _, line := range lines {
 		code := ""
 		switch {
 		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
@@ -224,25 +429,71 @@ func (r *renderer) diff(b *strings.Builder, unified string) {
 		case strings.HasPrefix(line, "@@"):
 			code = ansiCyan
 		}
-		fmt.Fprintf(b, "  │ %s\n", r.style(code, line))
+		r.gutterLines(b, line, code)
+	}
+	return more
+}
+
+// gutterLines writes text in the card's gutter, each line wrapped to the
+// terminal's width with the gutter kept on the continuation lines.
+func (r *renderer) gutterLines(b *strings.Builder, text, code string) {
+	if text == "" {
+		return
+	}
+	width := 0
+	if r.disp.width > 0 {
+		width = max(r.disp.width-len([]rune(gutter)), 20)
+	}
+	for _, line := range strings.Split(text, "\n") {
+		for _, part := range wrapLine(visibleLine(line), width) {
+			fmt.Fprintf(b, "%s%s\n", gutter, r.style(code, part))
+		}
 	}
 }
 
-// finishTurn ends streamed text with a newline.
-func (r *renderer) finishTurn(agent.Outcome) {
+func (r *renderer) newline(b *strings.Builder) {
+	r.text.flush(b, r.textStyle())
+	if r.inText || r.inReasoning {
+		r.text.breakLine(b)
+		r.inText, r.inReasoning = false, false
+	}
+}
+
+// partialAnswer is the text the model streamed in the current request
+// (what a person saw before interrupting it).
+func (r *renderer) partialAnswer() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.answer.String()
+}
+
+// finishTurn ends streamed text with a newline and shows what is left of
+// the turn's cards (a canceled turn leaves calls without results).
+func (r *renderer) finishTurn(out agent.Outcome) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.stopSpinner()
+	r.waitModel = time.Time{}
 	var b strings.Builder
+	wasText := r.inText
 	r.newline(&b)
-	r.human.Write([]byte(b.String()))
+	r.flushCalls(&b, true)
+	if out.Status == agent.StatusInterrupted && !r.asJSON {
+		msg := "■ turn interrupted"
+		if wasText || r.partial {
+			msg += " (the answer above is partial)"
+		}
+		r.line(&b, ansiYel, msg)
+	}
+	io.WriteString(r.human, b.String())
 }
 
 // closing prints the line that ends a run: status, turns, tokens, cache
-// hits and cost.
+// hits and cost, for the whole session.
 func (r *renderer) closing(sessionID string, out agent.Outcome, t agent.Totals) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.stopSpinner()
 	status := out.Status
 	switch {
 	case out.Status == agent.StatusLimit:
@@ -250,14 +501,14 @@ func (r *renderer) closing(sessionID string, out agent.Outcome, t agent.Totals) 
 	case out.Err != nil && out.Status == agent.StatusError:
 		status = fmt.Sprintf("failed: %s", out.Err.Kind)
 	case out.Status == agent.StatusPending:
-		status = fmt.Sprintf("%d actions pending approval (harness actions list)", t.Pending)
+		status = fmt.Sprintf("%s pending approval (harness actions list)", countNoun(t.Pending, "action"))
 	case out.Status == session.StatusAbandoned:
 		status = "abandoned: the run that held it is gone (run --resume continues it)"
 	}
 	if out.Err != nil && out.Status == agent.StatusError && !r.shownError {
 		// The error event never reached this view (--json, or the store
 		// failed): say what ended the run.
-		fmt.Fprintln(r.human, r.style(ansiRed, fmt.Sprintf("✗ %s: %s", out.Err.Kind, out.Err.Message)))
+		fmt.Fprintln(r.human, r.style(ansiRed, visible(fmt.Sprintf("✗ %s: %s", out.Err.Kind, humanText(out.Err.Message)))))
 	}
 	hits := "0%"
 	if r.promptTok > 0 {
@@ -267,22 +518,61 @@ func (r *renderer) closing(sessionID string, out agent.Outcome, t agent.Totals) 
 	if r.cacheWrite > 0 && r.promptTok > 0 { // providers that bill cache writes (Anthropic)
 		cache += fmt.Sprintf(", %.0f%% cache writes", 100*float64(r.cacheWrite)/float64(r.promptTok))
 	}
-	line := fmt.Sprintf("— %s · %d turns · %s tokens (%s) · $%.4f · session %s",
-		status, t.Turns, thousands(t.Tokens), cache, t.CostUSD, sessionID)
-	fmt.Fprintln(r.human, r.style(ansiDim, line))
+	line := fmt.Sprintf("— %s · %s · %s tokens (%s) · $%.4f · session %s",
+		status, countNoun(t.Turns, "turn"), thousands(t.Tokens), cache, t.CostUSD, sessionID)
+	for _, part := range wrapLine(visibleLine(line), r.disp.width) {
+		fmt.Fprintln(r.human, r.style(ansiDim, part))
+	}
 }
 
-// prompt asks for a line of input: the task or the next message.
-func (r *renderer) prompt(in *bufio.Reader, what string) (string, error) {
+// banner introduces a resumed session.
+func (r *renderer) banner(sessionID string, t agent.Totals) {
 	r.mu.Lock()
-	fmt.Fprint(r.human, r.style(ansiBold, what+" › "))
-	r.mu.Unlock()
-	line, err := in.ReadString('\n')
-	if err != nil && line == "" {
-		fmt.Fprintln(r.human) // end of input (Ctrl-D): leave the prompt's line
-		return "", err
+	defer r.mu.Unlock()
+	line := fmt.Sprintf("↺ resuming session %s · %s so far · %s tokens · $%.4f", sessionID, countNoun(t.Turns, "turn"), thousands(t.Tokens), t.CostUSD)
+	fmt.Fprintln(r.human, r.style(ansiDim, visibleLine(line)))
+}
+
+// prompt asks for a line of input: the task or the next message. An empty
+// line asks again; end of input (Ctrl-D) returns io.EOF. Ctrl-C at the
+// prompt says how to leave, and a second one in a row returns
+// errPromptInterrupted.
+func (r *renderer) prompt(ctx context.Context, lines *lineReader, turns *turnSignals, what string, warned bool) (string, error) {
+	var interrupt <-chan struct{}
+	if turns != nil {
+		interrupt = turns.prompt
 	}
-	return strings.TrimSpace(line), nil
+	for {
+		r.mu.Lock()
+		r.stopSpinner()
+		fmt.Fprint(r.human, r.style(ansiBold, what+" › "))
+		r.mu.Unlock()
+		line, err := lines.next(ctx, interrupt)
+		switch {
+		case errors.Is(err, errPromptInterrupted) && !warned:
+			warned = true
+			fmt.Fprintln(r.human, r.style(ansiDim, "^C (press Ctrl-C again to end the session, or Ctrl-D)"))
+			continue
+		case err != nil:
+			fmt.Fprintln(r.human) // leave the prompt's line
+			return "", err
+		}
+		warned = false
+		if s := strings.TrimSpace(line); s != "" {
+			return s, nil
+		}
+	}
+}
+
+// humanText drops the advice a tool error carries for the model ("Do not
+// retry it as it is: …"): people read what happened only.
+func humanText(msg string) string {
+	for _, cut := range []string{" Do not retry it as it is", " Continue with other work and do not repeat this call"} {
+		if i := strings.Index(msg, cut); i > 0 {
+			return msg[:i]
+		}
+	}
+	return msg
 }
 
 func argsSummary(v any) string {
@@ -301,14 +591,14 @@ func argsSummary(v any) string {
 		switch v := m[k].(type) {
 		case string:
 			val = v
-			if k == "content" || len(v) > 60 {
+			if k == "content" || len([]rune(v)) > 60 {
 				val = fmt.Sprintf("(%d bytes)", len(v))
 			}
 		default:
 			b, _ := json.Marshal(v)
 			val = string(b)
-			if len(val) > 60 {
-				val = val[:57] + "…"
+			if r := []rune(val); len(r) > 60 {
+				val = string(r[:57]) + "…"
 			}
 		}
 		parts = append(parts, k+"="+strings.ReplaceAll(val, "\n", "⏎"))

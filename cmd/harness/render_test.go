@@ -36,27 +36,24 @@ var sampleEvents = []struct {
 	{"tool.call", `{"call_id":"c4","tool":"terminal","arguments":{"command":"go test ./..."}}`},
 	{"action.proposed", `{"action_id":"a-1","call_id":"c4","kind":"terminal","summary":"go test ./..."}`},
 	{"action.decided", `{"action_id":"a-1","decision":"approved","by":"policy","rule":"allow_commands"}`},
-	{"tool.result", `{"call_id":"c4","tool":"terminal","ok":true,"presentation":{"kind":"terminal","command":"go test ./...","exit_code":1,"output":"--- FAIL: TestA\nFAIL\n"}}`},
+	{"tool.result", `{"call_id":"c4","tool":"terminal","ok":true,"presentation":{"kind":"terminal","command":"go test ./...","exit_code":1,"output":"--- FAIL: TestA\n    a_test.go:12: got \"the quick brown fox jumps over the lazy dog\", want \"the quick brown fox jumped over the lazy dogs\"\nFAIL\n"}}`},
 	{"tool.call", `{"call_id":"c5","tool":"terminal","arguments":{"command":"rm -rf /"}}`},
 	{"action.decided", `{"action_id":"a-2","decision":"denied","by":"policy","rule":"deny_commands \"rm *\""}`},
 	{"tool.result", `{"call_id":"c5","tool":"terminal","ok":false,"error":{"kind":"denied","message":"terminal (rm -rf /) was denied by policy"}}`},
 	{"llm.retry", `{"attempt":1,"kind":"rate_limited","delay_ms":500}`},
 	{"artifact.note", `{"title":"Tests fail","body":"TestA fails on main."}`},
 	{"context.compacted", `{"tokens_before":90000,"tokens_after":20000,"dropped_messages":14,"summarizer":"model"}`},
-	{"assistant.chunk", `{"block":0,"kind":"text","delta":"Done."}`},
+	{"assistant.chunk", `{"block":0,"kind":"text","delta":"Done. The failing test compares the rendered card with a gol"}`},
+	{"assistant.chunk", `{"block":0,"kind":"text","delta":"den file; I updated the expectation and reran the whole suite, which now passes on every package."}`},
 	{"agent.response", `{"text":"Done."}`},
 	{"session.ended", `{"status":"completed","turns":2,"tokens":1050,"cost_usd":0.0002}`},
 }
 
-func renderSample(t *testing.T, color bool) string {
+func renderSample(t *testing.T, disp display) string {
 	t.Helper()
 	var out bytes.Buffer
-	r := newRenderer(&out, nil, false, color)
-	r.color = color
+	r := newRenderer(&out, nil, false, disp)
 	for i, e := range sampleEvents {
-		if e.typ == "llm.request" {
-			continue // the spinner belongs to live runs
-		}
 		r.event(session.Event{Seq: int64(i + 1), Time: time.Unix(0, 0), Session: "s-1", Type: e.typ, Data: json.RawMessage(e.data)})
 	}
 	r.finishTurn(agent.Outcome{})
@@ -64,33 +61,46 @@ func renderSample(t *testing.T, color bool) string {
 	return out.String()
 }
 
-func TestRenderedCardsGolden(t *testing.T) {
-	t.Parallel()
-	for name, color := range map[string]bool{"plain": false, "color": true} {
-		got := renderSample(t, color)
-		golden := filepath.Join("testdata", "render", name+".golden")
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
+// checkGolden compares got with testdata/render/NAME.golden (-update
+// rewrites it).
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	golden := filepath.Join("testdata", "render", name+".golden")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if got != string(want) {
-			t.Errorf("%s rendering differs from %s (run go test -update):\n%s", name, golden, got)
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
 		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s rendering differs from %s (run go test -update):\n%s", name, golden, got)
+	}
+}
+
+// goldenDisplays are the screens the goldens cover: 60 and 120 columns,
+// with and without colour.
+var goldenDisplays = map[string]display{
+	"plain-60": {width: 60}, "plain-120": {width: 120},
+	"color-60": {width: 60, color: true}, "color-120": {width: 120, color: true},
+}
+
+func TestRenderedCardsGolden(t *testing.T) {
+	t.Parallel()
+	for name, disp := range goldenDisplays {
+		checkGolden(t, "cards-"+name, renderSample(t, disp))
 	}
 }
 
 func TestJSONModePrintsEventsOnlyOnStdout(t *testing.T) {
 	t.Parallel()
 	var human, jsonOut bytes.Buffer
-	r := newRenderer(&human, &jsonOut, true, false)
+	r := newRenderer(&human, &jsonOut, true, display{})
 	ev := session.Event{Seq: 1, Time: time.Unix(0, 0).UTC(), Session: "s-1", Type: "assistant.chunk", Data: json.RawMessage(`{"block":0,"kind":"text","delta":"hi"}`)}
 	r.event(ev)
 	want, _ := json.Marshal(ev)

@@ -20,6 +20,7 @@ type cli struct {
 	stdin          io.Reader
 	logger         hclog.Logger
 	locator        session.Locator
+	color          string // --color: auto, always or never
 }
 
 func execute(args []string) int {
@@ -59,6 +60,10 @@ func (c *cli) rootCommand() *cobra.Command {
 		"folder of the session store (default: $"+session.EnvStateDir+", else $XDG_STATE_HOME/harness, else ~/.local/state/harness)")
 	root.PersistentFlags().StringVar(&c.locator.Store, "store", "",
 		"the session store itself: PATH or sqlite://PATH (default: $"+session.EnvStore+", else harness.db in the state folder)")
+	root.Version = versionString()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.PersistentFlags().StringVar(&c.color, "color", colorAuto, "colour output: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return validColor(c.color) }
 	root.SetOut(c.stdout)
 	root.SetErr(c.stderr)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/harness-agent/harness/core/agent"
+	"github.com/harness-agent/harness/core/config"
 	"github.com/harness-agent/harness/core/runner"
 	"github.com/harness-agent/harness/sdk"
 )
@@ -20,6 +22,7 @@ type runFlags struct {
 	yes     bool
 	noInput bool
 	resume  string
+	cont    bool
 	// acceptConfig resumes a session whose configuration changed since.
 	acceptConfig bool
 }
@@ -27,11 +30,13 @@ type runFlags struct {
 func (c *cli) runCommand() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run [--agent NAME] [--json] [--yes] [--no-input] [--resume ID] CONFIG [TASK]",
+		Use:   "run [--agent NAME] [--json] [--yes] [--no-input] [--resume ID | --continue] CONFIG [TASK]",
 		Short: "Run an agent on a task",
 		Long: "Runs an agent of CONFIG (the first one unless --agent names another) on TASK.\n" +
 			"TASK is the argument; else standard input when it is not a terminal; else harness asks\n" +
-			"for it, and then for each next message of the same session until end of input (Ctrl-D).\n\n" +
+			"for it, and then for each next message of the same session until end of input (Ctrl-D).\n" +
+			"In such an interactive session Ctrl-C stops the current turn and the prompt comes back;\n" +
+			"Ctrl-C twice at the prompt ends the session (exit 130), Ctrl-D ends it (exit 0).\n\n" +
 			"Exit codes: 0 completed, 1 the run failed, 2 usage or configuration error, 3 a limit\n" +
 			"stopped the run, 4 actions are pending approval, 130 interrupted (Ctrl-C); 129, 143 and 141\n" +
 			"when SIGHUP, SIGTERM or a closed standard output ended it (the session is interrupted).",
@@ -45,32 +50,39 @@ func (c *cli) runCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&f.yes, "yes", false, "approve what policy would ask a person about (never what it denies)")
 	cmd.Flags().BoolVar(&f.noInput, "no-input", false, "never prompt: approvals follow permissions.unattended")
 	cmd.Flags().StringVar(&f.resume, "resume", "", "continue the session ID (a prefix is enough)")
+	cmd.Flags().BoolVar(&f.cont, "continue", false, "continue the agent's most recent session")
 	cmd.Flags().BoolVar(&f.acceptConfig, "accept-config-change", false, "with --resume: continue even though the configuration changed since the session ran")
 	return cmd
 }
 
 func (c *cli) run(args []string, f runFlags) error {
+	if f.resume != "" && f.cont {
+		return exitf(exitUsage, "--resume and --continue both choose a session: give one of them")
+	}
 	stdinTTY := isTerminal(c.stdin)
 	interactive := stdinTTY && !f.noInput && len(args) == 1
 	// The signals are watched from the start: a Ctrl-C while plugins
 	// start is honoured like one during a turn.
 	ctx, interrupt, stop := interruptContext(interactive)
 	defer stop()
+	var turns *turnSignals // Ctrl-C of an interactive session: see interactive.go
+	if interactive {
+		turns = watchTurnSignals()
+		defer turns.stop()
+	}
 	cfg, err := c.loadConfig(args[0], false)
 	if err != nil {
 		return err
 	}
 	if cfg.Agent(f.agent) == nil {
-		if f.agent == "" {
-			return exitf(exitUsage, "%s declares no agent", args[0])
-		}
-		return exitf(exitUsage, "%s has no agent %q", args[0], f.agent)
+		return c.noSuchAgent(args[0], cfg, f.agent)
 	}
 	in := bufio.NewReader(c.stdin)
 	task := ""
+	resuming := f.resume != "" || f.cont
 	if len(args) == 2 {
 		task = args[1]
-	} else if !stdinTTY && f.resume == "" {
+	} else if !stdinTTY && !resuming {
 		b, err := io.ReadAll(in)
 		if err != nil {
 			return exitf(exitUsage, "read the task from standard input: %v", err)
@@ -82,15 +94,16 @@ func (c *cli) run(args []string, f runFlags) error {
 	if f.asJSON {
 		human, humanFile = c.stderr, c.stderr
 	}
-	view := newRenderer(human, stdout, f.asJSON, isTerminal(humanFile))
+	view := newRenderer(human, stdout, f.asJSON, c.displayFor(humanFile))
 
 	storePath, err := c.storePath()
 	if err != nil {
 		return err
 	}
+	lines := newLineReader(in)
 	opts := runner.Options{Config: cfg, Agent: f.agent, StorePath: storePath, Builtins: builtinCatalog(), Logger: c.logger, Yes: f.yes, Sink: view.event, AcceptConfigChange: f.acceptConfig}
 	if stdinTTY && !f.noInput {
-		opts.Asker = &ttyAsker{in: in, out: c.stderr, view: view}
+		opts.Asker = &ttyAsker{lines: lines, out: c.stderr, view: view}
 	}
 	r, err := runner.Open(ctx, opts)
 	if err != nil {
@@ -101,8 +114,14 @@ func (c *cli) run(args []string, f runFlags) error {
 	}
 	defer r.Close()
 
-	if f.resume != "" {
-		if err := r.Resume(ctx, f.resume); err != nil {
+	if resuming {
+		id := f.resume
+		if f.cont {
+			if id, err = c.latestSession(ctx, r, cfg); err != nil {
+				return err
+			}
+		}
+		if err := c.resumeSession(ctx, r, view, id); err != nil {
 			if why := stoppedBy(ctx); why != nil {
 				_ = r.End(ctx, agent.StatusInterrupted)
 				return exitf(why.code, "%v while resuming", why)
@@ -116,7 +135,7 @@ func (c *cli) run(args []string, f runFlags) error {
 		}
 	} else {
 		if task == "" && interactive {
-			if task, err = view.prompt(in, "task"); err != nil {
+			if task, err = view.prompt(ctx, lines, turns, "task", false); err != nil {
 				return exitf(exitUsage, "no task given")
 			}
 		}
@@ -133,7 +152,7 @@ func (c *cli) run(args []string, f runFlags) error {
 		}
 		task = ""
 	}
-	if f.resume != "" && task == "" && r.NeedsInput() && !interactive {
+	if resuming && task == "" && r.NeedsInput() && !interactive {
 		_ = r.End(ctx, agent.StatusCompleted)
 		return exitf(exitUsage, "session %s has nothing left to do: give a message to continue it", r.SessionID())
 	}
@@ -141,19 +160,38 @@ func (c *cli) run(args []string, f runFlags) error {
 	var out agent.Outcome
 	for {
 		if task == "" && r.NeedsInput() && interactive {
-			next, err := view.prompt(in, "message")
-			if err != nil || strings.TrimSpace(next) == "" && errors.Is(err, io.EOF) {
+			next, err := view.prompt(ctx, lines, turns, "message", out.Status == agent.StatusInterrupted)
+			if errors.Is(err, errPromptInterrupted) {
+				out = agent.Outcome{Status: agent.StatusInterrupted}
 				break
+			}
+			if err != nil {
+				break // end of input (Ctrl-D), or a signal: the session is done
 			}
 			task = next
 		}
-		out, err = r.Send(ctx, task)
+		turnCtx, done := ctx, func() {}
+		if interactive {
+			turnCtx, done = turns.turn(ctx)
+		}
+		out, err = r.Send(turnCtx, task)
+		done()
 		task = ""
 		if err != nil {
 			out = agent.Outcome{Status: agent.StatusError, Err: sdk.AsError(err)}
 		}
 		view.finishTurn(out)
-		if !interactive || out.Status != agent.StatusCompleted {
+		if !interactive || ctx.Err() != nil {
+			break
+		}
+		if out.Status == agent.StatusInterrupted { // Ctrl-C stopped this turn only
+			if err := r.Interrupted(ctx, view.partialAnswer()); err != nil {
+				out = agent.Outcome{Status: agent.StatusError, Err: sdk.AsError(err)}
+				break
+			}
+			continue
+		}
+		if out.Status != agent.StatusCompleted {
 			break
 		}
 	}
@@ -165,6 +203,50 @@ func (c *cli) run(args []string, f runFlags) error {
 		return silentExit(interruptedExit(ctx))
 	}
 	return silentExit(statusExit(out.Status))
+}
+
+// resumeSession reopens session id, counts what its earlier runs used (the
+// closing line is for the whole session) and prints a banner.
+func (c *cli) resumeSession(ctx context.Context, r *runner.Runner, view *renderer, id string) error {
+	if err := r.Resume(ctx, id); err != nil {
+		return err
+	}
+	evs, err := r.Store().Events(ctx, r.SessionID(), 0)
+	if err != nil {
+		return err
+	}
+	for _, ev := range evs {
+		view.absorb(ev)
+	}
+	view.banner(r.SessionID(), r.Totals())
+	return nil
+}
+
+// latestSession is the most recent session of the agent with this
+// configuration file, for --continue.
+func (c *cli) latestSession(ctx context.Context, r *runner.Runner, cfg *config.Config) (string, error) {
+	list, err := r.Store().ListSessions(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, s := range list { // newest first
+		if s.Agent == r.Agent().Name && (s.ConfigPath == "" || s.ConfigPath == cfg.Path) {
+			return s.ID, nil
+		}
+	}
+	return "", exitf(exitUsage, "--continue: agent %q of %s has no session yet; start one with harness run %s TASK", r.Agent().Name, cfg.Path, cfg.Path)
+}
+
+// noSuchAgent is the usage error of an --agent that names no agent.
+func (c *cli) noSuchAgent(path string, cfg *config.Config, name string) error {
+	if len(cfg.Agents) == 0 {
+		return exitf(exitUsage, "%s declares no agent", path)
+	}
+	names := make([]string, len(cfg.Agents))
+	for i, a := range cfg.Agents {
+		names[i] = a.Name
+	}
+	return exitf(exitUsage, "%s has no agent %q; its agents: %s (pass one with --agent)", path, name, strings.Join(names, ", "))
 }
 
 func statusExit(status string) int {

@@ -66,7 +66,9 @@ func (c *cli) sessionsCommand() *cobra.Command {
 			Args:  usageArgs(cobra.ExactArgs(1)),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				return c.withSession(cmd.Context(), workspace, args[0], func(_ *session.Store, info session.SessionInfo, evs []session.Event) error {
-					view := newRenderer(c.stdout, nil, false, isTerminal(c.stdout))
+					disp := c.displayFor(c.stdout)
+					disp.live, disp.replay = false, true
+					view := newRenderer(c.stdout, nil, false, disp)
 					fmt.Fprintf(c.stdout, "%s\n", view.style(ansiDim, fmt.Sprintf("session %s · agent %s · %s · %s", info.ID, info.Agent, info.Model, info.StartedAt.Local().Format(time.DateTime))))
 					for _, ev := range evs {
 						view.event(ev)

@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// spinner shows that harness waits for a model, on a terminal only. It
-// draws on its own line and erases itself when stopped.
+// spinner shows what harness waits for (a model's first token, a running
+// tool) and for how long, on a live terminal only. It draws on its own line
+// and erases it when stopped; the renderer stops it before writing.
 type spinner struct {
 	done chan struct{}
 	wg   sync.WaitGroup
@@ -16,7 +17,7 @@ type spinner struct {
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-func startSpinner(w io.Writer) *spinner {
+func startSpinner(w io.Writer, disp display, label string, since time.Time) *spinner {
 	s := &spinner{done: make(chan struct{})}
 	s.wg.Add(1)
 	go func() {
@@ -27,10 +28,19 @@ func startSpinner(w io.Writer) *spinner {
 			return
 		case <-time.After(300 * time.Millisecond):
 		}
-		tick := time.NewTicker(80 * time.Millisecond)
+		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
 		for i := 0; ; i++ {
-			fmt.Fprintf(w, "\r%s%s waiting for the model…%s", ansiDim, spinnerFrames[i%len(spinnerFrames)], ansiReset)
+			line := fmt.Sprintf("%s %s… %s", spinnerFrames[i%len(spinnerFrames)], label, elapsed(int(time.Since(since).Seconds())))
+			if disp.width > 0 {
+				if r := []rune(line); len(r) > disp.width-1 {
+					line = string(r[:disp.width-1])
+				}
+			}
+			if disp.color {
+				line = ansiDim + line + ansiReset
+			}
+			fmt.Fprintf(w, "\r%s\x1b[K", line)
 			select {
 			case <-s.done:
 				fmt.Fprint(w, "\r\x1b[2K")

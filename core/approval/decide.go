@@ -3,9 +3,11 @@ package approval
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/harness-agent/harness/core/config"
 	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/core/shellpolicy"
 	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
 )
@@ -15,7 +17,9 @@ type verdict struct {
 	decision string // Approved, Denied or Deferred
 	by       string
 	rule     string
-	canceled bool // the run ended while a person was asked
+	canceled bool     // the run ended while a person was asked
+	reason   string   // a person's reason for a "no", for the model
+	remember []string // the scopes an "always" added
 }
 
 // explain says who denied and why, for the model.
@@ -26,6 +30,9 @@ func (v verdict) explain() string {
 	case ByHook:
 		return "by " + v.rule
 	case ByUser:
+		if v.reason != "" {
+			return fmt.Sprintf("by the user, who said: %q", v.reason)
+		}
 		return "by the user"
 	case ByUnattended:
 		return "because it needs a person's approval and nobody can answer (" + v.rule + ")"
@@ -61,8 +68,8 @@ func (p *Pipeline) decide(ctx context.Context, req tools.ApprovalRequest, pl pla
 		return verdict{decision: Approved, by: ByPolicy, rule: pl.allow}
 	}
 	// 4. An "always" answered earlier in the session.
-	if p.remembered(pl.signature) {
-		return verdict{decision: Approved, by: ByUser, rule: ruleAlways}
+	if rule, ok := p.remembered(pl); ok {
+		return verdict{decision: Approved, by: ByUser, rule: rule}
 	}
 	// 5. --yes.
 	if p.opts.Yes {
@@ -93,10 +100,13 @@ func (p *Pipeline) ask(ctx context.Context, pl plan, act session.Action) (verdic
 	p.askMu.Lock()
 	defer p.askMu.Unlock()
 	// A question answered "always" while this one waited covers it too.
-	if p.remembered(pl.signature) {
-		return verdict{decision: Approved, by: ByUser, rule: ruleAlways}, true
+	if rule, ok := p.remembered(pl); ok {
+		return verdict{decision: Approved, by: ByUser, rule: rule}, true
 	}
-	answer, err := p.opts.Asker.Ask(ctx, Action{Action: act, Reason: pl.reason, Diff: pl.diff})
+	answer, err := p.opts.Asker.Ask(ctx, Action{
+		Action: act, Reason: pl.reason, Command: pl.command, Commands: pl.commands,
+		Diff: pl.diff, Scope: DescribeScope(pl.scope),
+	})
 	switch {
 	case ctx.Err() != nil:
 		return verdict{canceled: true}, true
@@ -104,24 +114,70 @@ func (p *Pipeline) ask(ctx context.Context, pl plan, act session.Action) (verdic
 		p.log.Warn("nobody could answer the approval question", "action", act.ID, "error", err)
 		return verdict{}, false
 	}
-	switch answer {
-	case Yes:
+	switch answer.Choice {
+	case ChoiceYes:
 		return verdict{decision: Approved, by: ByUser, rule: ruleYes}, true
-	case Always:
-		p.remember(pl.signature)
-		return verdict{decision: Approved, by: ByUser, rule: ruleAlways}, true
+	case ChoiceAlways:
+		p.Remember(pl.scope...)
+		return verdict{decision: Approved, by: ByUser, rule: ruleAlwaysFor(pl.scope), remember: pl.scope}, true
 	}
-	return verdict{decision: Denied, by: ByUser, rule: ruleNo}, true
+	v := verdict{decision: Denied, by: ByUser, rule: ruleNo, reason: answer.Reason}
+	if answer.Reason != "" {
+		v.rule = ruleNo + ": " + answer.Reason
+	}
+	return v, true
 }
 
-func (p *Pipeline) remembered(sig string) bool {
+// remembered reports whether an "always" of the session covers the plan,
+// and the rule to record. A terminal command is covered when every simple
+// command matches a remembered pattern (or an allow_commands entry) under
+// the same policy as allow_commands: deny rules, redirections and the
+// constructs that always need a person still apply.
+func (p *Pipeline) remembered(pl plan) (string, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.always[sig]
+	if len(p.always) == 0 {
+		return "", false
+	}
+	if pl.kind == KindTerminal && pl.parsed {
+		patterns := p.always.patterns()
+		if len(patterns) == 0 {
+			return "", false
+		}
+		policy := p.policy
+		policy.Terminal = config.PolicyAsk
+		policy.AllowCommands = append(append([]string(nil), p.perm.AllowCommands...), patterns...)
+		if v := shellpolicy.Classify(pl.command, policy); v.Decision == shellpolicy.Allow && v.Parsed {
+			return ruleAlwaysFor(pl.scope), true
+		}
+		return "", false
+	}
+	for _, k := range pl.scope {
+		if !p.always[k] {
+			return "", false
+		}
+	}
+	return ruleAlwaysFor(pl.scope), len(pl.scope) > 0
 }
 
-func (p *Pipeline) remember(sig string) {
+// Remember adds scopes a person approved with "always" (a resumed run
+// passes those its session recorded; see RememberedScopes).
+func (p *Pipeline) Remember(keys ...string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.always[sig] = true
+	for _, k := range keys {
+		p.always[k] = true
+	}
+}
+
+// Remembered returns the session's remembered scopes, sorted.
+func (p *Pipeline) Remembered() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.always))
+	for k := range p.always {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

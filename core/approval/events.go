@@ -46,4 +46,7 @@ type DecidedEvent struct {
 	Decision string `json:"decision"`
 	By       string `json:"by"`
 	Rule     string `json:"rule"`
+	// Remember lists the scopes an "always" approved for the rest of the
+	// session (see scope.go); a resumed run remembers them again.
+	Remember []string `json:"remember,omitempty"`
 }

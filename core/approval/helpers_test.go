@@ -115,12 +115,13 @@ var errHook = errors.New("gate is broken")
 
 // env is one session with a pipeline and an executor over a real store.
 type env struct {
-	store   *session.Store
-	session string
-	ws      string
-	src     *fakeTool
-	ex      *tools.Executor
-	reg     *tools.Registry
+	store    *session.Store
+	session  string
+	ws       string
+	src      *fakeTool
+	ex       *tools.Executor
+	pipeline *approval.Pipeline
+	reg      *tools.Registry
 }
 
 type envOptions struct {
@@ -154,6 +155,7 @@ func newEnv(t *testing.T, ws string, store *session.Store, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.pipeline = p
 	e.ex, err = tools.NewExecutor(e.reg, tools.Options{
 		Session: info.ID, Agent: "coder", Whitelist: e.reg.Names(), Approver: p, Recorder: rec, Hooks: o.hooks,
 	})

@@ -59,7 +59,7 @@ type Pipeline struct {
 	askMu sync.Mutex // one question at a time
 
 	mu     sync.Mutex
-	always map[string]bool // signatures a person approved for the session
+	always remembers // scopes a person approved for the session
 }
 
 var _ tools.Approver = (*Pipeline)(nil)
@@ -100,7 +100,7 @@ func New(opts Options) (*Pipeline, error) {
 		guard:  newGuard(opts.Protected),
 		rec:    opts.Recorder,
 		log:    opts.Logger.Named("approval"),
-		always: map[string]bool{},
+		always: remembers{},
 	}, nil
 }
 
@@ -147,7 +147,7 @@ func (p *Pipeline) Approve(ctx context.Context, req tools.ApprovalRequest) tools
 		}
 	}
 	if err := p.rec.Record(keep, EventDecided, DecidedEvent{
-		ActionID: act.ID, CallID: act.CallID, Decision: d.decision, By: d.by, Rule: d.rule,
+		ActionID: act.ID, CallID: act.CallID, Decision: d.decision, By: d.by, Rule: d.rule, Remember: d.remember,
 	}); err != nil {
 		p.log.Error("event not recorded", "type", EventDecided, "action", act.ID, "error", err)
 	}

@@ -144,7 +144,7 @@ func TestTerminalDecisionOrder(t *testing.T) {
 		{name: "person says no", command: "make", answers: []approval.Answer{approval.No},
 			want: want{approval.Denied, approval.ByUser, "no", sdk.KindDenied, 1}},
 		{name: "person says always", command: "make", answers: []approval.Answer{approval.Always},
-			want: want{approval.Approved, approval.ByUser, "always for this session", "", 1}},
+			want: want{approval.Approved, approval.ByUser, "always for `make` in this session", "", 1}},
 		{name: "nobody answers: unattended", command: "make", askErr: errors.New("EOF on stdin"),
 			want: want{approval.Denied, approval.ByUnattended, `unattended = "deny"`, sdk.KindDenied, 1}},
 		{name: "unattended deny", command: "make",
@@ -197,18 +197,58 @@ func TestRememberedAlways(t *testing.T) {
 	if by, _, ok := run("c1", "go build ./..."); !ok || by != approval.ByUser || asker.count() != 1 {
 		t.Fatalf("first call: by %s ok %v asked %d", by, ok, asker.count())
 	}
-	// The same simple command, written differently: no new question.
-	if by, rule, ok := run("c2", "go  build   ./..."); !ok || by != approval.ByUser || rule != "always for this session" || asker.count() != 1 {
+	// The same program and subcommand, other arguments: the stated scope
+	// (`go build *`) covers it, no new question.
+	if by, rule, ok := run("c2", "go  build  -o bin/x ./cmd"); !ok || by != approval.ByUser || rule != "always for `go build *` in this session" || asker.count() != 1 {
 		t.Errorf("remembered call: by %s rule %q ok %v asked %d", by, rule, ok, asker.count())
 	}
-	// Another command is asked about again.
+	// Another subcommand is asked about again.
 	if by, _, ok := run("c3", "go vet ./..."); ok || by != approval.ByUser || asker.count() != 2 {
 		t.Errorf("other command: by %s ok %v asked %d", by, ok, asker.count())
 	}
-	// "always" does not outlive the pipeline: a new run asks again.
+	// A covered command joined with an uncovered one is asked about.
+	if _, _, ok := run("c3b", "go build ./... && curl example.com"); ok || asker.count() != 3 {
+		t.Errorf("partly covered command: ok %v asked %d", ok, asker.count())
+	}
+	// "always" does not outlive the pipeline: a new run asks again...
 	fresh := newEnv(t, ws, e.store, envOptions{asker: &fakeAsker{answers: []approval.Answer{approval.No}}})
 	if o := fresh.ex.Run(ctx, sdk.Call{ID: "c4", Tool: "terminal", Arguments: args("command", "go build ./...")}); o.Result.Err == nil {
 		t.Error("a new session should not inherit an earlier session's always")
+	}
+	// ...unless it resumes the session and restores what its events recorded.
+	evs, err := e.store.Events(ctx, e.session, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scopes := approval.RememberedScopes(evs)
+	if len(scopes) != 1 || scopes[0] != "terminal:go build *" {
+		t.Fatalf("recorded scopes %q, want [terminal:go build *]", scopes)
+	}
+	resumed := newEnv(t, ws, e.store, envOptions{asker: &fakeAsker{answers: []approval.Answer{approval.No}}})
+	resumed.pipeline.Remember(scopes...)
+	if o := resumed.ex.Run(ctx, sdk.Call{ID: "c5", Tool: "terminal", Arguments: args("command", "go build ./...")}); o.Result.Err != nil {
+		t.Errorf("a resumed session forgot its always: %v", o.Result.Err)
+	}
+}
+
+func TestNoWithAReasonReachesTheModel(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	asker := &fakeAsker{answers: []approval.Answer{approval.NoBecause("use make test instead")}}
+	e := newEnv(t, ws, openStore(t, ws), envOptions{asker: asker})
+	o := e.ex.Run(context.Background(), sdk.Call{ID: "c1", Tool: "terminal", Arguments: args("command", "go test ./... | tee log")})
+	if o.Result.Err == nil || o.Result.Err.Kind != sdk.KindDenied || !strings.Contains(o.Result.Err.Message, `who said: "use make test instead"`) {
+		t.Fatalf("result %+v, want a denial carrying the person's reason", o.Result.Err)
+	}
+	if len(asker.asked) != 1 {
+		t.Fatalf("asked %d times", len(asker.asked))
+	}
+	q := asker.asked[0]
+	if q.Command != "go test ./... | tee log" || len(q.Commands) != 2 || q.Commands[0] != "go test ./..." || q.Commands[1] != "tee log" {
+		t.Errorf("question shows command %q, simple commands %q", q.Command, q.Commands)
+	}
+	if q.Scope != "`go test *` and `tee *` in this session" {
+		t.Errorf("scope %q", q.Scope)
 	}
 }
 

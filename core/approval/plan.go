@@ -21,14 +21,16 @@ const (
 
 // plan is what the rules say about one call before anyone is asked.
 type plan struct {
-	kind      string // "" runs directly
-	summary   string
-	diff      string // a write's unified diff, shown before the question
-	signature string // what an "always" answer covers
-	deny      string // a hard denial's rule
-	allow     string // an allow rule's name
-	reason    string // why a hook, a person or --yes must decide
-	parsed    bool   // terminal: the command parsed; rules may approve it
+	kind     string // "" runs directly
+	summary  string
+	diff     string   // a write's unified diff, shown before the question
+	scope    []string // what an "always" answer covers (scope keys)
+	command  string   // terminal: the whole command
+	commands []string // terminal: every simple command, in full
+	deny     string   // a hard denial's rule
+	allow    string   // an allow rule's name
+	reason   string   // why a hook, a person or --yes must decide
+	parsed   bool     // terminal: the command parsed; rules may approve it
 }
 
 // plan classifies a call: direct, or a proposed action and what the rules
@@ -60,7 +62,10 @@ func (p *Pipeline) planTerminal(call sdk.Call) (plan, *sdk.Error) {
 		return plan{}, sdk.Errorf(sdk.KindInvalidArgs, "terminal: arguments: %v", err)
 	}
 	v := shellpolicy.Classify(args.Command, p.policy)
-	pl := plan{kind: KindTerminal, summary: oneLine(args.Command), signature: terminalSignature(args.Command, v), parsed: v.Parsed}
+	pl := plan{kind: KindTerminal, summary: oneLine(args.Command), scope: terminalScope(args.Command, v), command: args.Command, parsed: v.Parsed}
+	for _, c := range v.Commands {
+		pl.commands = append(pl.commands, c.Text)
+	}
 	switch v.Decision {
 	case shellpolicy.Deny:
 		pl.deny = v.Rule
@@ -123,19 +128,6 @@ var modifiesFiles = map[string]bool{
 	"mkdir": true, "mkfifo": true, "setfattr": true, "chattr": true, "ed": true, "ex": true,
 }
 
-// terminalSignature is what "always" covers: the simple commands a parsed
-// command runs, or the exact text of one that did not parse.
-func terminalSignature(command string, v shellpolicy.Verdict) string {
-	if !v.Parsed {
-		return "terminal\x00unparsed\x00" + command
-	}
-	texts := make([]string, len(v.Commands))
-	for i, c := range v.Commands {
-		texts[i] = c.Text
-	}
-	return "terminal\x00" + strings.Join(texts, "\x00")
-}
-
 func (p *Pipeline) planWrite(call sdk.Call) (plan, *sdk.Error) {
 	var args struct {
 		Path    string `json:"path"`
@@ -190,7 +182,7 @@ func (p *Pipeline) planFileWrite(tool, path string, after func(change) (string, 
 		return plan{}, sdk.Errorf(sdk.KindPathEscape, "%s: %q is %v %s; write inside the workspace", tool, path, err, p.workspace)
 	}
 	if why := p.guard.refusal(p.workspace, path, false); why != "" {
-		return plan{kind: KindWriteFile, summary: "write " + rel + " (protected)", signature: tool, deny: why}, nil
+		return plan{kind: KindWriteFile, summary: "write " + rel + " (protected)", deny: why}, nil
 	}
 	if shellpolicy.MatchWriteGlob(rel, p.perm.Write) != "" {
 		return plan{}, nil
@@ -206,11 +198,11 @@ func (p *Pipeline) planFileWrite(tool, path string, after func(change) (string, 
 	}
 	ch.after = content
 	return plan{
-		kind:      KindWriteFile,
-		summary:   ch.summary(tool, rel),
-		diff:      ch.diff(rel),
-		signature: tool,
-		reason:    reason,
+		kind:    KindWriteFile,
+		summary: ch.summary(tool, rel),
+		diff:    ch.diff(rel),
+		scope:   []string{writeScope(rel)},
+		reason:  reason,
 	}, nil
 }
 
@@ -223,7 +215,7 @@ func (p *Pipeline) planBuiltinWrite(req tools.ApprovalRequest) plan {
 	}
 	if json.Unmarshal(req.Call.Arguments, &args) == nil {
 		if why := p.guard.refusal(p.workspace, args.Path, false); why != "" {
-			return plan{kind: KindTool, summary: toolSummary(req.Call), signature: req.Tool.Spec.Name, deny: why}
+			return plan{kind: KindTool, summary: toolSummary(req.Call), scope: []string{toolScope(req.Tool.Spec.Name)}, deny: why}
 		}
 	}
 	return planBlock(req, KindTool, fmt.Sprintf("plugin %q", req.Tool.Owner))
@@ -236,13 +228,13 @@ func planBlock(req tools.ApprovalRequest, kind, block string) plan {
 	case config.PolicyAllow:
 		return plan{}
 	case config.PolicyDeny:
-		return plan{kind: kind, summary: toolSummary(req.Call), signature: t.Spec.Name, deny: block + `: approval = "deny"`}
+		return plan{kind: kind, summary: toolSummary(req.Call), scope: []string{toolScope(t.Spec.Name)}, deny: block + `: approval = "deny"`}
 	}
 	reason := block + ` has approval = "ask"`
 	if kind == KindTool {
 		reason = fmt.Sprintf("%s is flagged %s and %s", t.Spec.Name, capabilities(t.Spec.Capabilities), reason)
 	}
-	return plan{kind: kind, summary: toolSummary(req.Call), signature: t.Spec.Name, reason: reason}
+	return plan{kind: kind, summary: toolSummary(req.Call), scope: []string{toolScope(t.Spec.Name)}, reason: reason}
 }
 
 func capabilities(c sdk.Capabilities) string {

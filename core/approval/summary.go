@@ -145,3 +145,16 @@ func countLines(s string) int {
 	}
 	return n
 }
+
+// WriteDiff is the summary and unified diff of a write_file of content to
+// path (as the model gave it) in workspace, against the file as it is now:
+// what `harness actions show` prints for a pending write.
+func WriteDiff(workspace, path, content string) (summary, diff string, err error) {
+	rel, err := workspacePath(workspace, path)
+	if err != nil {
+		return "", "", fmt.Errorf("%q is %v %s", path, err, workspace)
+	}
+	ch := readChange(workspace, rel)
+	ch.after = content
+	return ch.summary(writeFileTool, rel), ch.diff(rel), nil
+}

@@ -80,13 +80,20 @@ func TestWriteFileAlways(t *testing.T) {
 	asker := &fakeAsker{answers: []approval.Answer{approval.Always}}
 	e := newEnv(t, ws, openStore(t, ws), envOptions{asker: asker})
 	ctx := context.Background()
-	for i, p := range []string{"a.md", "b/c.md"} {
-		o := e.ex.Run(ctx, sdk.Call{ID: p, Tool: "write_file", Arguments: args("path", p, "content", "x")})
+	// always covers the path it was given for, and no other.
+	for i, tt := range []struct {
+		path  string
+		asked int
+	}{{"a.md", 1}, {"./a.md", 1}, {"b/c.md", 2}} {
+		o := e.ex.Run(ctx, sdk.Call{ID: tt.path, Tool: "write_file", Arguments: args("path", tt.path, "content", "x\n")})
 		if o.Result.Err != nil {
-			t.Fatalf("%s: %v", p, o.Result.Err)
+			t.Fatalf("%s: %v", tt.path, o.Result.Err)
 		}
-		if asker.count() != 1 {
-			t.Errorf("call %d: asked %d times; always covers every write_file of the session", i, asker.count())
+		if asker.count() != tt.asked {
+			t.Errorf("call %d (%s): asked %d times, want %d", i, tt.path, asker.count(), tt.asked)
 		}
+	}
+	if q := asker.asked[0]; q.Scope != "writing a.md in this session" || !strings.Contains(q.Diff, "+++ b/a.md") || !strings.Contains(q.Diff, "+x") {
+		t.Errorf("question scope %q diff %q", q.Scope, q.Diff)
 	}
 }

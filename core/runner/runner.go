@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,6 +58,7 @@ type Runner struct {
 	hooks       []tools.Hook
 	protected   []approval.Protected
 	executor    *tools.Executor
+	pipeline    *approval.Pipeline
 	bindings    []llm.Binding
 	models      *llm.Registry
 	client      *llm.Client
@@ -213,6 +215,7 @@ func (r *Runner) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	r.pipeline = pipeline
 	ex, err := tools.NewExecutor(reg, tools.Options{
 		Session: r.session, Agent: r.agent.Name, Whitelist: r.agent.Tools,
 		Approver: pipeline, Recorder: r.rec, Hooks: hooks, Logger: r.opts.Logger,
@@ -437,8 +440,18 @@ func (r *Runner) Resume(ctx context.Context, id string) error {
 	}
 	r.loop.Restore(rebuilt.Turns, totals.PromptTokens+totals.CompletionTokens, totals.CostUSD, ids)
 	r.executor.CountPrior(rebuilt.Calls...)
+	r.pipeline.Remember(approval.RememberedScopes(events)...)
 	r.msgs = append([]sdk.Message{{Role: sdk.RoleSystem, Content: r.system}}, rebuilt.Messages...)
 	return r.rec.Record(ctx, "session.resumed", map[string]any{"agent": r.agent.Name, "turns": rebuilt.Turns, "messages": len(rebuilt.Messages)})
+}
+
+// Remembered returns the scopes a person approved with "always" in this
+// session (restored on resume), sorted.
+func (r *Runner) Remembered() []string {
+	if r.pipeline == nil {
+		return nil
+	}
+	return r.pipeline.Remembered()
 }
 
 // NeedsInput reports whether the conversation waits for a user message:
@@ -462,6 +475,23 @@ func (r *Runner) Send(ctx context.Context, text string) (agent.Outcome, error) {
 	var out agent.Outcome
 	r.msgs, out = r.loop.Run(ctx, r.msgs)
 	return out, nil
+}
+
+// EventTurnInterrupted records that a person stopped a turn (Ctrl-C in an
+// interactive session); the session goes on.
+const EventTurnInterrupted = "turn.interrupted"
+
+// Interrupted closes a turn a person stopped: the answer's partial text
+// stays in the conversation, marked as interrupted, so the next message
+// reads in context and the model knows it was cut off.
+func (r *Runner) Interrupted(ctx context.Context, partial string) error {
+	mark := "[interrupted by the user]"
+	text := mark
+	if strings.TrimSpace(partial) != "" {
+		text = partial + "\n\n" + mark
+	}
+	r.msgs = append(r.msgs, sdk.Message{Role: sdk.RoleAssistant, Content: text})
+	return r.rec.Record(context.WithoutCancel(ctx), EventTurnInterrupted, map[string]any{"partial": partial})
 }
 
 // Totals returns the session's counters.

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// visible makes every character a terminal would interpret, or that hides or
+// reorders text, visible as an escape: C0 controls but newline and tab, DEL,
+// C1 controls, bidirectional controls and zero-width characters, and bytes
+// that are not UTF-8. A model, a tool's output or a file in the workspace
+// chooses these strings; printed raw, `\x1b]52;…` writes the person's
+// clipboard, `\x1b[2J` repaints an approval question and U+202E shows a
+// command other than the one that runs. Every string the CLI prints that it
+// did not write itself goes through visible (or visibleLine) once, where the
+// renderer receives it.
+func visible(s string) string { return escapeControls(s, false) }
+
+// visibleLine is visible for text that must stay on one line: newlines and
+// tabs are escaped too.
+func visibleLine(s string) string { return escapeControls(s, true) }
+
+func escapeControls(s string, oneLine bool) string {
+	if isPlain(s, oneLine) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n' && !oneLine, r == '\t' && !oneLine:
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && r <= 0x9f:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case hidden(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// isPlain reports whether s needs no escaping (the common case, kept cheap).
+func isPlain(s string, oneLine bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return plainUTF8(s[i:])
+		}
+		if c == 0x7f || c < 0x20 && (oneLine || c != '\n' && c != '\t') {
+			return false
+		}
+	}
+	return true
+}
+
+func plainUTF8(s string) bool {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r < 0x20 || r >= 0x7f && r <= 0x9f || hidden(r) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// hidden reports the characters that change how text around them is shown
+// without being seen: bidirectional controls (the Trojan Source set),
+// zero-width characters, the line and paragraph separators and the BOM.
+func hidden(r rune) bool {
+	switch {
+	case r == 0x061c, // Arabic letter mark
+		r == 0x180e,                // Mongolian vowel separator
+		r >= 0x200b && r <= 0x200f, // zero-width space, (non-)joiner, LRM, RLM
+		r >= 0x2028 && r <= 0x202e, // line/paragraph separators, LRE, RLE, PDF, LRO, RLO
+		r >= 0x2060 && r <= 0x2069, // word joiner, invisible operators, LRI, RLI, FSI, PDI
+		r == 0xfeff,                // zero-width no-break space (BOM)
+		r >= 0xfff9 && r <= 0xfffb: // interlinear annotations
+		return true
+	}
+	return false
+}
+
+// visibleData escapes every string inside a decoded JSON value, keys
+// included, in place where it can; the renderer runs it once on each event.
+func visibleData(v any) any {
+	switch x := v.(type) {
+	case string:
+		return visible(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			out[visible(k)] = visibleData(val)
+		}
+		return out
+	case []any:
+		for i := range x {
+			x[i] = visibleData(x[i])
+		}
+		return x
+	}
+	return v
+}
