@@ -169,57 +169,79 @@ func bindSelf(path string, readOnly bool) error {
 }
 
 // protect makes the protected paths in the workspace read-only. Paths
-// outside it are read-only with the rest of /; paths that do not exist
-// cannot be mount points and are left alone (see docs/security.md). The
-// directories between the workspace and a protected path become mount
-// points too: a mount point cannot be renamed or removed, so the command
-// cannot move a protected path's parent away and put a forgery in its
-// place.
+// outside it are read-only with the rest of /. The directories between the
+// workspace and a protected path become mount points too: a mount point
+// cannot be renamed or removed, so the command cannot move a protected
+// path's parent away and put a forgery in its place. A path that does not
+// exist cannot be a mount point: its existing directories are pinned the
+// same way, and the plugin removes what the command creates there
+// (removeCreated).
 func protect(workspace string, paths []string) error {
 	// Compared as real paths: the host may send them resolved or not.
-	if real, err := filepath.EvalSymlinks(workspace); err == nil {
-		workspace = real
-	}
-	var inside []string
+	workspace = realPath(workspace)
+	var readOnly, pinned []string
 	for _, p := range paths {
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			continue // missing: nothing to mount on
-		}
-		rel, err := filepath.Rel(workspace, real)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			if _, ok := relInside(workspace, real); ok {
+				readOnly = append(readOnly, real)
+			}
 			continue
 		}
-		inside = append(inside, real)
+		// Missing: the plugin removes it should the command create it;
+		// its directories, down to the first missing one, must stay put.
+		rel, ok := relInside(workspace, p)
+		if !ok {
+			continue
+		}
+		dir := workspace
+		for _, part := range strings.Split(filepath.Dir(rel), string(filepath.Separator)) {
+			if part == "." {
+				break
+			}
+			dir = filepath.Join(dir, part)
+			if !isDir(dir) {
+				break
+			}
+			pinned = append(pinned, dir)
+		}
 	}
 	// Shallow paths first: a protected directory is read-only before the
 	// paths beneath it are handled.
-	slices.SortFunc(inside, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
+	byDepth := func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") }
+	slices.SortFunc(readOnly, byDepth)
 	done := map[string]bool{}
-	for _, p := range inside {
+	pin := func(dir string) error {
+		if done[dir] {
+			return nil
+		}
+		done[dir] = true
+		return bindSelf(dir, false)
+	}
+	for _, p := range readOnly {
 		if done[p] {
 			continue
 		}
-		rel, _ := filepath.Rel(workspace, p)
-		dir := workspace
-		parts := strings.Split(rel, string(filepath.Separator))
-		if rel == "." {
-			parts = []string{"."} // the workspace itself: no directory between
-		}
-		for _, part := range parts[:len(parts)-1] {
-			dir = filepath.Join(dir, part)
-			if done[dir] {
-				continue
+		rel, _ := relInside(workspace, p)
+		if rel != "." {
+			dir := workspace
+			parts := strings.Split(rel, string(filepath.Separator))
+			for _, part := range parts[:len(parts)-1] {
+				dir = filepath.Join(dir, part)
+				if err := pin(dir); err != nil {
+					return fmt.Errorf("protect %s: %w", p, err)
+				}
 			}
-			if err := bindSelf(dir, false); err != nil {
-				return fmt.Errorf("protect %s: %w", p, err)
-			}
-			done[dir] = true
 		}
 		if err := bindSelf(p, true); err != nil {
 			return fmt.Errorf("protect %s: %w", p, err)
 		}
 		done[p] = true
+	}
+	slices.SortFunc(pinned, byDepth)
+	for _, dir := range pinned {
+		if err := pin(dir); err != nil {
+			return fmt.Errorf("protect %s: %w", dir, err)
+		}
 	}
 	return nil
 }

@@ -22,6 +22,12 @@ type sandboxSpec struct{}
 
 func (*sandboxSpec) tmpDir() string { return "" }
 
+type missingPath struct{}
+
+func missingProtected(string, []string) []missingPath { return nil }
+
+func removeCreated(string, []missingPath) []string { return nil }
+
 func planSandbox(config) (*sandboxSpec, string, error) {
 	return nil, "", errors.New("terminal: the sandbox exists on Linux only")
 }

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/harness-agent/harness/sdk"
 )
 
 // sandboxSpec is how the helper confines one command.
@@ -181,4 +184,95 @@ func runNamespaceProbe(workspace, tmp string) error {
 func resetNamespaceProbe() {
 	namespaceProbe.once = sync.Once{}
 	namespaceProbe.err = nil
+}
+
+// missingPath is a protected path in the workspace that does not exist:
+// it cannot be a mount point, so the sandbox cannot make it read-only, and
+// undoes its creation instead (removeCreated).
+type missingPath struct {
+	parts []string // relative to the workspace
+	first int      // index of the first component that does not exist
+}
+
+// missingProtected lists the protected paths in the workspace that do not
+// exist.
+func missingProtected(workspace string, protected []string) []missingPath {
+	root, err := os.OpenRoot(workspace)
+	if err != nil {
+		return nil
+	}
+	defer root.Close()
+	var out []missingPath
+	for _, p := range protected {
+		rel, ok := relInside(workspace, p)
+		if !ok || rel == "." {
+			continue
+		}
+		parts := strings.Split(rel, string(filepath.Separator))
+		for i := range parts {
+			if _, err := root.Lstat(filepath.Join(parts[:i+1]...)); err != nil {
+				if errors.Is(err, os.ErrNotExist) {
+					out = append(out, missingPath{parts: parts, first: i})
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// removeCreated removes what the command created at missing paths and
+// returns those. From the first component that did not exist, a directory
+// the command made is walked into; anything else there (the protected
+// path itself, or a symlink or file where a directory was) is removed. It
+// works through an os.Root, so nothing outside the workspace is touched,
+// and runs when every process of the command is gone.
+func removeCreated(workspace string, missing []missingPath) []string {
+	if len(missing) == 0 {
+		return nil
+	}
+	root, err := os.OpenRoot(workspace)
+	if err != nil {
+		return nil
+	}
+	defer root.Close()
+	var removed []string
+	for _, m := range missing {
+		for i := m.first; i < len(m.parts); i++ {
+			rel := filepath.Join(m.parts[:i+1]...)
+			fi, err := root.Lstat(rel)
+			if err != nil {
+				break // not created (or gone already)
+			}
+			if i < len(m.parts)-1 && fi.IsDir() {
+				continue
+			}
+			if err := root.RemoveAll(rel); err != nil {
+				sdk.Logger().Warn("terminal: cannot remove a protected path the command created", "path", rel, "error", err)
+			} else {
+				removed = append(removed, filepath.Join(workspace, rel))
+			}
+			break
+		}
+	}
+	return removed
+}
+
+// relInside is path relative to workspace, if it lies inside it (compared
+// both as given and with the workspace's symlinks resolved).
+func relInside(workspace, path string) (string, bool) {
+	for _, ws := range []string{workspace, realPath(workspace)} {
+		rel, err := filepath.Rel(ws, path)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return rel, true
+		}
+	}
+	return "", false
+}
+
+func realPath(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
 }

@@ -151,7 +151,11 @@ func TestSandboxProtectedPaths(t *testing.T) {
 	for _, p := range paths {
 		states[p] = canary(t, p)
 	}
-	protected := []string{paths["config"], filepath.Join(ws, ".harness"), paths["plugin binary"], paths["harness"]}
+	// Protected paths that do not exist (yet): a lock file, a plugin not
+	// built so far, one in a folder that does not exist either.
+	missing := []string{filepath.Join(ws, ".harness.lock.hcl"), filepath.Join(ws, "plugins", "bin", "harness-tool-new"),
+		filepath.Join(ws, "gen", "sub", "harness-tool-gen"), filepath.Join(ws, "link", "harness-tool-link")}
+	protected := append([]string{paths["config"], filepath.Join(ws, ".harness"), paths["plugin binary"], paths["harness"]}, missing...)
 	tc, _ := startPlugin(t)
 	reconfigure(t, tc, ws, `{}`, protected)
 	requireSandbox(t)
@@ -180,9 +184,46 @@ func TestSandboxProtectedPaths(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, ".harness", "harness.db-wal")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a file was created in the protected store directory: %v", err)
 	}
+
+	// A missing protected path the command creates is removed after it,
+	// with a note; its existing folders cannot be moved meanwhile.
+	for _, a := range []string{
+		"echo evil > .harness.lock.hcl",
+		"cp evil plugins/bin/harness-tool-new",
+		"mkdir -p gen/sub && cp evil gen/sub/harness-tool-gen",
+		"ln -s " + outside + " link", // link/harness-tool-link: a file outside
+		"mkdir -p gen/sub/harness-tool-gen/deeper",
+		"rm -rf gen && ln -s " + outside + " gen",
+	} {
+		res := runIn(t, tc, "echo evil > evil; "+a)
+		if strings.Contains(a, "harness-tool-gen") || strings.Contains(a, "lock") || strings.Contains(a, "new") {
+			if !strings.Contains(res.Content, "a protected path it must not create; it was removed") {
+				t.Errorf("%q: no note of the removal: %s", a, res.Content)
+			}
+		}
+	}
+	for _, p := range missing {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s exists after the sandboxed command created it: %v", p, err)
+		}
+	}
+	// The folders the command made on the way stay; the symlink did not.
+	if fi, err := os.Lstat(filepath.Join(ws, "gen", "sub")); err != nil || !fi.IsDir() {
+		t.Errorf("gen/sub, a folder the command made, is gone: %v", err)
+	}
+	outsideFile := canary(t, filepath.Join(outside, "harness-tool-link"))
+	runIn(t, tc, "ln -s "+outside+" link")
+	if _, err := os.Lstat(filepath.Join(ws, "link")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the symlink in place of a protected path's folder was not removed: %v", err)
+	}
+	assertUnchanged(t, filepath.Join(outside, "harness-tool-link"), outsideFile)
+	res := runIn(t, tc, "mv plugins/bin plugins/b3 && mkdir plugins/bin && echo evil > plugins/bin/harness-tool-new")
+	if strings.HasSuffix(res.Content, "exit code: 0") || strings.Contains(res.Content, "it was removed") {
+		t.Errorf("the folder of a missing protected path moved: %s", res.Content)
+	}
 	// The rest of the workspace, the protected paths' directories included,
 	// is writable.
-	res := runIn(t, tc, "echo ok > plugins/bin/other && mkdir -p src && echo ok > src/a && rm evil && echo done")
+	res = runIn(t, tc, "echo ok > plugins/bin/other && mkdir -p src && echo ok > src/a && rm evil && echo done")
 	if !strings.HasSuffix(res.Content, "done\nexit code: 0") {
 		t.Errorf("writes in the workspace failed: %s", res.Content)
 	}

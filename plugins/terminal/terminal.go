@@ -157,7 +157,14 @@ func (t *terminal) run(ctx context.Context, call sdk.Call, progress sdk.Progress
 			spec.env = withEnv(spec.env, "XDG_CACHE_HOME", filepath.Join(sb.tmpDir(), ".cache"))
 		}
 	}
+	var missing []missingPath
+	if spec.sandbox != nil {
+		missing = missingProtected(cfg.workspace, cfg.protected)
+	}
 	out, err := execute(ctx, spec)
+	for _, p := range removeCreated(cfg.workspace, missing) {
+		notes = append(notes, fmt.Sprintf("note: the command created %s, a protected path it must not create; it was removed", p))
+	}
 	return result(args.Command, out, err, timeout, notes), nil
 }
 
