@@ -82,8 +82,10 @@ func enterNamespaces(opts helperOptions) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make the mounts private: %w", err)
 	}
+	// The workspace's real path, resolved while the host's /tmp is in view.
+	wsPath := realPath(opts.workspace)
 	// Clones of the writable trees, taken while they are still writable.
-	ws, err := cloneTree(opts.workspace)
+	ws, err := cloneTree(wsPath)
 	if err != nil {
 		return err
 	}
@@ -111,15 +113,13 @@ func enterNamespaces(opts helperOptions) error {
 	}
 	// A workspace in /tmp lies in the temp dir just mounted: it needs a
 	// mount point there.
-	if !isDir(opts.workspace) {
-		if err := os.MkdirAll(opts.workspace, 0o700); err != nil {
-			return fmt.Errorf("mount point for the workspace: %w", err)
-		}
+	if err := mountPoint(wsPath); err != nil {
+		return fmt.Errorf("mount point for the workspace: %w", err)
 	}
-	if err := attach(ws, opts.workspace); err != nil {
+	if err := attach(ws, wsPath); err != nil {
 		return err
 	}
-	if err := protect(opts.workspace, opts.protect); err != nil {
+	if err := protect(wsPath, opts.protect); err != nil {
 		return err
 	}
 	if !opts.network {
@@ -131,6 +131,37 @@ func enterNamespaces(opts helperOptions) error {
 	// capabilities in the namespaces on its other threads.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fmt.Errorf("make the helper non-dumpable: %w", err)
+	}
+	return nil
+}
+
+// mountPoint makes sure the directory path exists, for a mount on it.
+// Under /tmp (the sandbox's own temp dir, which earlier commands wrote)
+// whatever is not a directory on the way — a symlink planted to redirect
+// the mount — is removed first.
+func mountPoint(path string) error {
+	cur := "/"
+	for _, part := range strings.Split(strings.TrimPrefix(filepath.Clean(path), "/"), "/") {
+		if part == "" {
+			continue
+		}
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		switch {
+		case err == nil && fi.IsDir():
+			continue
+		case err == nil && !strings.HasPrefix(cur, "/tmp/"):
+			continue // the host's own symlink: followed, as the host does
+		case err == nil:
+			if err := os.RemoveAll(cur); err != nil {
+				return err
+			}
+		case !errors.Is(err, os.ErrNotExist):
+			return err
+		}
+		if err := os.Mkdir(cur, 0o700); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -407,7 +407,7 @@ func TestSandboxTempIsPrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(hostTmp) })
-	tc, _, _ := sandboxedPlugin(t, `{}`, nil)
+	tc, ws, _ := sandboxedPlugin(t, `{}`, nil)
 	res := runIn(t, tc, fmt.Sprintf(`echo $TMPDIR; echo x > /tmp/kept; ls -d %s 2>&1; echo x > %s/planted`, hostTmp, hostTmp))
 	if !strings.HasPrefix(res.Content, "/tmp\n") || !strings.Contains(res.Content, "No such file or directory") {
 		t.Errorf("the host's temp dir is visible: %s", res.Content)
@@ -417,6 +417,21 @@ func TestSandboxTempIsPrivate(t *testing.T) {
 	}
 	if res := runIn(t, tc, "cat /tmp/kept"); !strings.HasPrefix(res.Content, "x\n") {
 		t.Errorf("the temp dir was not kept between commands: %s", res.Content)
+	}
+	// A workspace in the host's /tmp has its mount point in the private
+	// /tmp: a symlink planted there does not redirect the next command.
+	if rel, err := filepath.Rel("/tmp", ws); err == nil && !strings.HasPrefix(rel, "..") {
+		first := filepath.Join("/tmp", strings.Split(rel, "/")[0])
+		if res := runIn(t, tc, fmt.Sprintf("mv %s /tmp/moved && ln -s / %s && echo planted", first, first)); !strings.Contains(res.Content, "planted\n") {
+			t.Fatalf("could not plant the symlink: %s", res.Content)
+		}
+		res := runIn(t, tc, "pwd && touch planted-check && echo inside")
+		if !strings.Contains(res.Content, "inside\n") {
+			t.Errorf("after a planted symlink: %s", res.Content)
+		}
+		if _, err := os.Stat(filepath.Join(ws, "planted-check")); err != nil {
+			t.Errorf("the command did not run in the workspace: %v", err)
+		}
 	}
 }
 
