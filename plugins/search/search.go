@@ -154,5 +154,13 @@ func render(a args, res engine.Result) (string, int) {
 	default:
 		fmt.Fprintf(&b, "%d matching lines in %d files", res.Total, res.Files)
 	}
+	if n := len(res.Skipped); n > 0 {
+		names := res.Skipped[:min(n, 5)]
+		more := ""
+		if n > len(names) {
+			more = fmt.Sprintf(" and %d more", n-len(names))
+		}
+		fmt.Fprintf(&b, "\n%d files over %d MiB were not searched: %s%s. Search inside them with the terminal (grep -n).", n, engine.MaxFileBytes>>20, strings.Join(names, ", "), more)
+	}
 	return b.String(), shown
 }

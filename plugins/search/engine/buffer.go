@@ -37,9 +37,9 @@ func grow(buf []byte, size int64) []byte {
 	return bigger
 }
 
-// readPath reads the whole file at path into buf, following symbolic
-// links. The walk reads through dirHandle.readFile; this serves a file
-// named by Query.Path and the platforms without openat.
+// readPath reads the whole file at path into buf. The walk and a file
+// named by Query.Path read through readNoSymlinks, which checks the file
+// first; this is its last step on the platforms without openat.
 func readPath(path string, buf []byte) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {

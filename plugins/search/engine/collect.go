@@ -17,6 +17,7 @@ type collector struct {
 	files    int
 	kept     []fileHits // sorted by path
 	keptHits int
+	skipped  []string // files over MaxFileBytes, not searched
 }
 
 type fileHits struct {
@@ -57,8 +58,16 @@ func (c *collector) add(path string, total int, hits []Hit) {
 	}
 }
 
+// skip records a file that was not searched for its size.
+func (c *collector) skip(path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.skipped = append(c.skipped, path)
+}
+
 func (c *collector) result() Result {
-	r := Result{Total: c.total, Files: c.files}
+	slices.SortFunc(c.skipped, comparePaths)
+	r := Result{Total: c.total, Files: c.files, Skipped: c.skipped}
 	for _, f := range c.kept {
 		r.Hits = append(r.Hits, f.hits...)
 	}

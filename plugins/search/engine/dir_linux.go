@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
@@ -17,14 +18,15 @@ type dirHandle struct {
 	refs atomic.Int32
 }
 
-// openDir opens and lists a directory, using scratch (which it may grow)
+// openDir opens and lists a directory, refusing a symbolic link at any
+// component of path (the walk passes the real path of the root and of
+// each folder below it: a folder swapped for a link after it was listed is
+// refused, not followed out), using scratch (which it may grow)
 // for the listing. The handle starts with one reference, the caller's.
 // Types come from getdents (no stat per entry, except on file systems that
 // do not report them).
 func openDir(path string, scratch *[]byte) (*dirHandle, []dirEntry, error) {
-	fd, err := retryEINTR(func() (int, error) {
-		return syscall.Open(path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
-	})
+	fd, err := openNoSymlinks(path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -124,10 +126,11 @@ func (h *dirHandle) statKind(name string) entryKind {
 	return kindOther
 }
 
-// readFile reads the whole file name into buf (see readInto). It is
-// opened with O_NOFOLLOW, so a symbolic link swapped in after the listing
-// is refused rather than followed, and O_NONBLOCK, so that a FIFO swapped
-// in the same way cannot block the open.
+// readFile reads the whole file name into buf (see readFD). It is opened
+// with O_NOFOLLOW, so a symbolic link swapped in after the listing is
+// refused rather than followed, and O_NONBLOCK, so that a FIFO swapped in
+// the same way cannot block the open; what is opened must be a regular
+// file of at most MaxFileBytes.
 func (h *dirHandle) readFile(name string, buf []byte) ([]byte, error) {
 	fd, err := retryEINTR(func() (int, error) {
 		return syscall.Openat(h.fd, name, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
@@ -136,7 +139,71 @@ func (h *dirHandle) readFile(name string, buf []byte) ([]byte, error) {
 		return buf, err
 	}
 	defer syscall.Close(fd)
+	return readRegular(fd, buf)
+}
+
+// readNoSymlinks reads the file at path, refusing a symbolic link at any
+// component, a file that is not regular, and one over MaxFileBytes.
+func readNoSymlinks(path string, buf []byte) ([]byte, error) {
+	fd, err := openNoSymlinks(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK)
+	if err != nil {
+		return buf, err
+	}
+	defer syscall.Close(fd)
+	return readRegular(fd, buf)
+}
+
+// readRegular checks on the open fd that it is a regular file within
+// MaxFileBytes, then reads it.
+func readRegular(fd int, buf []byte) ([]byte, error) {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return buf, err
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return buf, errNotRegular
+	}
+	if st.Size > MaxFileBytes {
+		return buf, &tooLargeError{size: st.Size}
+	}
 	return readFD(fd, buf)
+}
+
+// openNoSymlinks opens path with flags, refusing a symbolic link at any of
+// its components: with openat2(RESOLVE_NO_SYMLINKS) where the kernel has
+// it (Linux 5.6+), else one component at a time with O_NOFOLLOW.
+func openNoSymlinks(path string, flags int) (int, error) {
+	fd, err := retryEINTR(func() (int, error) {
+		return unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+	})
+	if !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EPERM) {
+		return fd, err
+	}
+	return openByComponents(path, flags)
+}
+
+func openByComponents(path string, flags int) (int, error) {
+	if !strings.HasPrefix(path, "/") {
+		return -1, syscall.EINVAL
+	}
+	dir, err := syscall.Open("/", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	parts := strings.FieldsFunc(path, func(r rune) bool { return r == '/' })
+	for i, part := range parts {
+		f := syscall.O_RDONLY | syscall.O_DIRECTORY | syscall.O_CLOEXEC | syscall.O_NOFOLLOW
+		if i == len(parts)-1 {
+			f = flags | syscall.O_NOFOLLOW
+		}
+		next, err := retryEINTR(func() (int, error) { return syscall.Openat(dir, part, f, 0) })
+		syscall.Close(dir)
+		if err != nil {
+			return -1, err
+		}
+		dir = next
+	}
+	return dir, nil
 }
 
 // readFD reads fd to its end into buf with bare read(2) calls: a file that

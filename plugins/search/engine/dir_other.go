@@ -39,7 +39,23 @@ func modeKind(m fs.FileMode) entryKind {
 // readFile reads the whole file name into buf (the walk never queues
 // symbolic links, so there is none to refuse here).
 func (h *dirHandle) readFile(name string, buf []byte) ([]byte, error) {
-	return readPath(filepath.Join(h.path, name), buf)
+	return readNoSymlinks(filepath.Join(h.path, name), buf)
+}
+
+// readNoSymlinks reads a regular file of at most MaxFileBytes. Without
+// openat, links swapped in between the listing and the open are not
+// refused on these platforms.
+func readNoSymlinks(path string, buf []byte) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return buf, err
+	case !fi.Mode().IsRegular():
+		return buf, errNotRegular
+	case fi.Size() > MaxFileBytes:
+		return buf, &tooLargeError{size: fi.Size()}
+	}
+	return readPath(path, buf)
 }
 
 func (h *dirHandle) hold(int) {}

@@ -39,8 +39,7 @@ func List(ctx context.Context, root string, q ListQuery) (Listing, error) {
 	if err != nil {
 		return Listing{}, err
 	}
-	root = filepath.Clean(root)
-	from, err := resolveOrigin(root, q.Path)
+	root, from, err := realOrigin(root, q.Path)
 	if err != nil {
 		return Listing{}, err
 	}

@@ -35,10 +35,11 @@ type Hit struct {
 
 // Result is the outcome of a search.
 type Result struct {
-	Total     int   // matching lines in all files
-	Files     int   // files with at least one matching line
-	Hits      []Hit // sorted by path (segment by segment) then line; the first MaxResults
-	Truncated bool  // Total > len(Hits)
+	Total     int      // matching lines in all files
+	Files     int      // files with at least one matching line
+	Hits      []Hit    // sorted by path (segment by segment) then line; the first MaxResults
+	Truncated bool     // Total > len(Hits)
+	Skipped   []string // files over MaxFileBytes, not searched, sorted
 }
 
 // Limits of a query.
@@ -67,8 +68,7 @@ func Search(ctx context.Context, root string, q Query) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	root = filepath.Clean(root)
-	from, err := resolveOrigin(root, q.Path)
+	root, from, err := realOrigin(root, q.Path)
 	if err != nil {
 		return Result{}, err
 	}
@@ -188,6 +188,37 @@ func resolveOrigin(root, path string) (origin, error) {
 	return o, nil
 }
 
+// realOrigin resolves the root and the origin to their real paths: the
+// walk then opens every folder and file refusing a symbolic link at any
+// component, so a folder swapped for a link while the search runs shows
+// nothing outside (it is skipped).
+func realOrigin(root, path string) (string, origin, error) {
+	root = filepath.Clean(root)
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", origin{}, sdk.Errorf(sdk.KindInvalidArgs, "workspace %s cannot be searched: %v", root, err)
+	}
+	from, err := resolveOrigin(realRoot, path)
+	if err != nil {
+		return "", origin{}, err
+	}
+	if from.rel != "" {
+		real, err := filepath.EvalSymlinks(filepath.Join(realRoot, filepath.FromSlash(from.rel)))
+		if err != nil {
+			return "", origin{}, sdk.Errorf(sdk.KindInvalidArgs, "path %q cannot be searched: %v", path, err)
+		}
+		rel, err := filepath.Rel(realRoot, real)
+		if err != nil || !filepath.IsLocal(rel) && rel != "." {
+			return "", origin{}, sdk.Errorf(sdk.KindPathEscape, "path %q leads outside the workspace %s through a symbolic link", path, root)
+		}
+		from.rel = filepath.ToSlash(rel)
+		if from.rel == "." {
+			from.rel = ""
+		}
+	}
+	return realRoot, from, nil
+}
+
 // cleanRel validates a query path and returns it cleaned and slash-separated.
 func cleanRel(root, path string) (string, error) {
 	if path == "" || path == "." {
@@ -228,7 +259,7 @@ func checkInside(root, abs, path string) error {
 // loadIgnore reads an ignore file and chains it below parent; a missing or
 // unreadable file leaves the chain as it is.
 func loadIgnore(file string, parent *ignoreFile, base string) *ignoreFile {
-	content, err := os.ReadFile(file)
+	content, err := readNoSymlinks(file, nil)
 	if err != nil {
 		return parent
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -170,8 +171,17 @@ func visible(ign *ignoreFile, rel, name string, isDir bool) bool {
 func (w *worker) searchFile(dir *dirInfo, h *dirHandle, name string) {
 	data, err := h.readFile(name, w.buf[:0])
 	w.keep(data)
-	if err == nil {
-		w.searchContent(dir.rel, name, data)
+	w.searched(dir.rel, name, data, err)
+}
+
+// searched searches what was read, or counts a file skipped for its size.
+func (w *worker) searched(dirRel, name string, data []byte, err error) {
+	var large *tooLargeError
+	switch {
+	case err == nil:
+		w.searchContent(dirRel, name, data)
+	case errors.As(err, &large):
+		w.s.coll.skip(joinRel(dirRel, name))
 	}
 }
 
@@ -179,12 +189,10 @@ func (w *worker) searchFile(dir *dirInfo, h *dirHandle, name string) {
 func (s *search) searchOriginFile(rel string) {
 	w := s.newWorker()
 	defer putBuffer(w.buf)
-	data, err := readPath(s.rootPrefix+filepath.FromSlash(rel), w.buf[:0])
+	data, err := readNoSymlinks(s.rootPrefix+filepath.FromSlash(rel), w.buf[:0])
 	w.keep(data)
-	if err == nil {
-		dir, name := path.Split(rel)
-		w.searchContent(strings.TrimSuffix(dir, "/"), name, data)
-	}
+	dir, name := path.Split(rel)
+	w.searched(strings.TrimSuffix(dir, "/"), name, data, err)
 }
 
 // keep makes the buffer data was read into the worker's buffer, unless a
