@@ -43,6 +43,7 @@ var permissionsSchema = &hcl.BodySchema{
 		{Name: "terminal_max_timeout"},
 		{Name: "sandbox"},
 		{Name: "network"},
+		{Name: "terminal_store_bytes"},
 	},
 }
 
@@ -59,6 +60,7 @@ func (l *loader) decodeAgent(it item) *Agent {
 			TerminalTimeout:    120 * time.Second,
 			TerminalMaxTimeout: 600 * time.Second,
 			Sandbox:            SandboxWorkspaceWrite,
+			TerminalStoreBytes: DefaultTerminalStoreBytes,
 		},
 	}
 	from := fmt.Sprintf("agent %q", ag.Name)
@@ -214,6 +216,7 @@ func (l *loader) decodePermissions(src *source, b *hcl.Block, p *Permissions) {
 	}
 	a.enum("sandbox", &p.Sandbox, SandboxOff, SandboxWorkspaceWrite)
 	a.boolean("network", &p.Network)
+	a.integer("terminal_store_bytes", &p.TerminalStoreBytes, 0)
 }
 
 func validWriteGlob(g string) bool {

@@ -196,7 +196,13 @@ type Permissions struct {
 	TerminalMaxTimeout time.Duration // default 600s
 	Sandbox            string        // off | workspace-write; default workspace-write (where the kernel supports it)
 	Network            bool          // sandboxed terminal commands may use the network; default false
+	// TerminalStoreBytes bounds the tool.progress output of one call kept in
+	// the session store: a head and a tail of this many bytes in all.
+	TerminalStoreBytes int64 // default DefaultTerminalStoreBytes; 0 keeps no progress
 }
+
+// DefaultTerminalStoreBytes is the default of permissions.terminal_store_bytes.
+const DefaultTerminalStoreBytes = 1 << 20
 
 // Agent returns the agent named name, the first agent declared when name is "",
 // and nil when there is none.

@@ -51,6 +51,7 @@ func defaultPermissions() Permissions {
 		Unattended:         UnattendedDeny,
 		TerminalTimeout:    120 * time.Second,
 		TerminalMaxTimeout: 600 * time.Second,
+		TerminalStoreBytes: DefaultTerminalStoreBytes,
 		Sandbox:            SandboxWorkspaceWrite,
 	}
 }
@@ -125,6 +126,7 @@ func TestLoadValid(t *testing.T) {
 						Unattended:         UnattendedDeny,
 						TerminalTimeout:    120 * time.Second,
 						TerminalMaxTimeout: 600 * time.Second,
+						TerminalStoreBytes: DefaultTerminalStoreBytes,
 						Sandbox:            SandboxOff,
 					},
 				},
@@ -188,6 +190,7 @@ func TestLoadValid(t *testing.T) {
 					Unattended:         UnattendedDefer,
 					TerminalTimeout:    120 * time.Second,
 					TerminalMaxTimeout: 600 * time.Second,
+					TerminalStoreBytes: DefaultTerminalStoreBytes,
 					Sandbox:            SandboxWorkspaceWrite,
 					Network:            true,
 				},

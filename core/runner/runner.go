@@ -219,6 +219,7 @@ func (r *Runner) build(ctx context.Context) error {
 	ex, err := tools.NewExecutor(reg, tools.Options{
 		Session: r.session, Agent: r.agent.Name, Whitelist: r.agent.Tools,
 		Approver: pipeline, Recorder: r.rec, Hooks: hooks, Logger: r.opts.Logger,
+		ProgressStoreBytes: progressStoreBytes(r.agent.Permissions),
 	})
 	if err != nil {
 		return err
@@ -550,4 +551,13 @@ func (r *recorder) Record(ctx context.Context, typ string, data any) error {
 		r.sink(ev)
 	}
 	return nil
+}
+
+// progressStoreBytes is the executor's bound on stored progress from
+// permissions.terminal_store_bytes, where 0 keeps none.
+func progressStoreBytes(p config.Permissions) int64 {
+	if p.TerminalStoreBytes == 0 {
+		return -1
+	}
+	return p.TerminalStoreBytes
 }

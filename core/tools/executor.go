@@ -31,6 +31,9 @@ type Options struct {
 	Logger   hclog.Logger
 	// OutputCap bounds a result's content (head + tail); default DefaultOutputCap.
 	OutputCap int
+	// ProgressStoreBytes bounds the tool.progress output one call records
+	// (head and tail); 0 means DefaultProgressStoreBytes, negative none.
+	ProgressStoreBytes int64
 	// RepeatLimit is the count of identical calls from which they are not
 	// executed, StopLimit the count that stops the run; defaults
 	// DefaultRepeatLimit and DefaultStopLimit.
@@ -83,6 +86,12 @@ func NewExecutor(reg *Registry, opts Options) (*Executor, error) {
 	}
 	if opts.OutputCap <= 0 {
 		opts.OutputCap = DefaultOutputCap
+	}
+	switch {
+	case opts.ProgressStoreBytes == 0:
+		opts.ProgressStoreBytes = DefaultProgressStoreBytes
+	case opts.ProgressStoreBytes < 0:
+		opts.ProgressStoreBytes = 0
 	}
 	if opts.RepeatLimit <= 0 {
 		opts.RepeatLimit = DefaultRepeatLimit
@@ -236,7 +245,11 @@ func (c *callRun) phases(ctx context.Context, approved bool) sdk.Result {
 	e.observe(ctx, c.event(PhaseExecute, nil))
 	xctx, cancel := context.WithTimeout(withRecorder(ctx, c.rec), timeout)
 	defer cancel()
-	res, xerr := execute(xctx, ent.Source, c.call, c.progress(ctx))
+	keeper := newProgressKeeper(e.opts.ProgressStoreBytes)
+	res, xerr := execute(xctx, ent.Source, c.call, c.progress(ctx, keeper))
+	for _, ch := range keeper.flush() {
+		c.record(ctx, EventToolProgress, ProgressEvent{CallID: c.call.ID, Stream: ch.stream, Text: ch.text})
+	}
 	c.executed = true
 	res = sourceResult(xctx, c.call.Tool, res, xerr, timeout)
 	e.observe(ctx, c.event(PhasePostExecute, &res))
@@ -292,9 +305,12 @@ func (c *callRun) approveHooks(ctx context.Context, kind, summary string) HookDe
 	return c.e.decide(ctx, ev)
 }
 
-func (c *callRun) progress(ctx context.Context) sdk.Progress {
+// progress records a call's output as it comes, within keeper's budget.
+func (c *callRun) progress(ctx context.Context, keeper *progressKeeper) sdk.Progress {
 	return func(stream, text string) {
-		c.record(ctx, EventToolProgress, ProgressEvent{CallID: c.call.ID, Stream: stream, Text: text})
+		if now := keeper.add(stream, text); now != "" {
+			c.record(ctx, EventToolProgress, ProgressEvent{CallID: c.call.ID, Stream: stream, Text: now})
+		}
 	}
 }
 
