@@ -31,7 +31,10 @@
 // "budget_tokens":N}}; max_tokens is raised above the budget when needed,
 // temperature is left out and a forced tool_choice becomes auto, as the
 // API requires. The signed thinking blocks of earlier assistant turns
-// (and redacted_thinking blocks) go back byte for byte.
+// (and redacted_thinking blocks) go back byte for byte. A request that
+// continues a tool turn without a signed thinking block (made with
+// thinking off, or by another provider of a fallback list) goes without
+// thinking, which the API would otherwise refuse.
 //
 // Prompt caching is automatic: cache_control breakpoints on the last
 // tool, the last system block, the last pinned message (the task) and the

@@ -95,6 +95,13 @@ func buildRequest(req sdk.StreamRequest) wireRequest {
 	if w.MaxTokens <= 0 {
 		w.MaxTokens = defaultMaxTokens
 	}
+	if req.Thinking && unsignedToolTurn(req.Messages) {
+		// The API refuses thinking when the turn being continued used tools
+		// without a thinking block of its own (it was made with thinking
+		// off, or by another provider of a fallback list): this request
+		// goes without thinking; the next turn has it again.
+		req.Thinking = false
+	}
 	if req.Thinking {
 		budget := req.ThinkingBudget
 		if budget <= 0 {
@@ -142,6 +149,27 @@ func buildRequest(req sdk.StreamRequest) wireRequest {
 	}
 	w.placeBreakpoints(pinned)
 	return w
+}
+
+// unsignedToolTurn reports whether the last assistant message made tool
+// calls without a signed reasoning block.
+func unsignedToolTurn(msgs []sdk.Message) bool {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role != sdk.RoleAssistant {
+			continue
+		}
+		if len(m.ToolCalls) == 0 {
+			return false
+		}
+		for _, rb := range m.ReasoningBlocks {
+			if rb.Signature != "" {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // add appends blocks as a turn of role, merged into the previous turn when

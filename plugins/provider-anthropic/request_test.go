@@ -145,3 +145,28 @@ func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+// TestThinkingPausesForAnUnsignedToolTurn: continuing a tool turn that has
+// no thinking block of its own (made with thinking off, or by another
+// provider) goes without thinking, as the API requires.
+func TestThinkingPausesForAnUnsignedToolTurn(t *testing.T) {
+	t.Parallel()
+	msgs := []sdk.Message{
+		{Role: sdk.RoleUser, Content: "go", Pinned: true},
+		{Role: sdk.RoleAssistant, Reasoning: "DeepSeek reasoning", ToolCalls: []sdk.ToolCall{{ID: "c1", Name: "read_file", Arguments: "{}"}}},
+		{Role: sdk.RoleTool, ToolCallID: "c1", Content: "x"},
+	}
+	w := buildRequest(sdk.StreamRequest{Model: sdk.ModelInfo{ID: "m"}, Thinking: true, Temperature: 0.5, Messages: msgs})
+	if w.Thinking != nil || w.Temperature == nil {
+		t.Errorf("thinking %+v temperature %v: want thinking off for this request", w.Thinking, w.Temperature)
+	}
+	msgs[1].ReasoningBlocks = []sdk.ReasoningBlock{{Text: "t", Signature: "s"}}
+	if w := buildRequest(sdk.StreamRequest{Model: sdk.ModelInfo{ID: "m"}, Thinking: true, Messages: msgs}); w.Thinking == nil {
+		t.Error("a signed tool turn must keep thinking on")
+	}
+	done := append(msgs[:len(msgs):len(msgs)], sdk.Message{Role: sdk.RoleAssistant, Content: "done"}, sdk.Message{Role: sdk.RoleUser, Content: "more"})
+	done[1].ReasoningBlocks = nil
+	if w := buildRequest(sdk.StreamRequest{Model: sdk.ModelInfo{ID: "m"}, Thinking: true, Messages: done}); w.Thinking == nil {
+		t.Error("a finished tool loop must not turn thinking off")
+	}
+}

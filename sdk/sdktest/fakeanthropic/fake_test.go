@@ -90,6 +90,7 @@ func TestChecks(t *testing.T) {
 		{"unanswered tool_use", `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"},` + tool + `,{"role":"user","content":"next"}]}`, "key", "without `tool_result`", 400},
 		{"changed thinking", `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"},` + thinking("forged") + `,{"role":"user","content":"go"}]}`, "key", "Invalid `signature`", 400},
 		{"five breakpoints", `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":[` + strings.Repeat(five+",", 4) + five + `]}]}`, "key", "maximum of 4", 400},
+		{"final tool turn without thinking", `{"model":"m","max_tokens":2000,"thinking":{"type":"enabled","budget_tokens":1024},"messages":[{"role":"user","content":"hi"},` + tool + `,{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"x"}]}]}`, "key", "must start with a thinking block", 400},
 		{"signed thinking", `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"},` + thinking(fakeanthropic.Sign("hmm")) + `,{"role":"user","content":"go"}]}`, "key", "", 200},
 	}
 	for _, tt := range tests {

@@ -23,6 +23,9 @@ func check(body map[string]json.RawMessage, req *wireRequest, p prompt) string {
 	if msg := checkThinking(body); msg != "" {
 		return msg
 	}
+	if msg := checkFinalThinking(body, req); msg != "" {
+		return msg
+	}
 	var open []string // tool_use ids the next user turn must answer
 	for i, m := range req.Messages {
 		var blocks []struct {
@@ -91,6 +94,35 @@ func checkThinking(body map[string]json.RawMessage) string {
 	}
 	if _, ok := body["temperature"]; ok {
 		return "`temperature` may only be set to 1 when thinking is enabled"
+	}
+	return ""
+}
+
+// checkFinalThinking: with thinking on, the last assistant message, when
+// it used tools, must start with its thinking block.
+func checkFinalThinking(body map[string]json.RawMessage, req *wireRequest) string {
+	var th struct {
+		Type string `json:"type"`
+	}
+	if raw, ok := body["thinking"]; !ok || json.Unmarshal(raw, &th) != nil || th.Type != "enabled" {
+		return ""
+	}
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role != "assistant" {
+			continue
+		}
+		var blocks []struct {
+			Type string `json:"type"`
+		}
+		_ = json.Unmarshal(req.Messages[i].Content, &blocks)
+		usesTools := false
+		for _, b := range blocks {
+			usesTools = usesTools || b.Type == "tool_use"
+		}
+		if usesTools && blocks[0].Type != "thinking" && blocks[0].Type != "redacted_thinking" {
+			return fmt.Sprintf("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%s`. When `thinking` is enabled, a final `assistant` message must start with a thinking block.", i, blocks[0].Type)
+		}
+		return ""
 	}
 	return ""
 }
