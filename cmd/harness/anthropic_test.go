@@ -167,6 +167,19 @@ func TestAnthropicToolCallsAndThinkingRoundTrip(t *testing.T) {
 	if resp := eventsOf(run, "agent.response"); len(resp) != 1 || resp[0]["text"] != "a says alpha, b says beta." {
 		t.Errorf("agent.response %v", resp)
 	}
+
+	// Resumed, the conversation is rebuilt from the store: the signed
+	// thinking blocks go back unchanged (the fake refuses them otherwise).
+	fake.Enqueue(fakeanthropic.Scripted(fakeanthropic.Turn{Thinking: "Recall.", Text: "Still alpha and beta."}))
+	resumed := harness(t, run.dir, []string{"TEST_ANTHROPIC_KEY=" + anthropicKey}, "run", "--json", "--no-input", "--resume", run.events[0].Session, "agent.hcl", "Again?")
+	if resumed.code != 0 {
+		t.Fatalf("resume: exit %d\n%s", resumed.code, resumed.stderr)
+	}
+	reqs = fake.Requests()
+	again := contentOf(reqs[len(reqs)-1])
+	if len(again) != 5 || again[1][0]["signature"] != fakeanthropic.Sign(thought) || again[3][0]["signature"] != fakeanthropic.Sign("Now answer.") {
+		t.Errorf("the resumed request does not carry the signed thinking blocks: %v", again)
+	}
 }
 
 // TestAnthropicRefusalIsVisible: a refusal ends the run normally with a
