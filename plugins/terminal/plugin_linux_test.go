@@ -130,38 +130,41 @@ func TestPluginBinarySandbox(t *testing.T) {
 func TestPluginEndTakesItsCommandsAlong(t *testing.T) {
 	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
-		t.Run(unix.SignalName(sig), func(t *testing.T) {
-			t.Parallel()
-			tc, client := startPlugin(t)
-			configure(t, tc, t.TempDir(), `{}`)
-			marker := sleepMarker()
-			rec := newRecorder()
-			answered := make(chan error, 1)
-			go func() {
-				res, err := tc.Execute(context.Background(), call(spawnSleepers(marker, "", "setsid ")+"; sleep "+marker, 60), rec.progress)
-				if err == nil && res.Err != nil {
-					err = res.Err // the plugin had time to answer
+		for mode, cfg := range modes {
+			t.Run(unix.SignalName(sig)+"/"+mode, func(t *testing.T) {
+				t.Parallel()
+				skipUnlessSandbox(t, mode)
+				tc, client := startPlugin(t)
+				configure(t, tc, t.TempDir(), cfg)
+				marker := sleepMarker()
+				rec := newRecorder()
+				answered := make(chan error, 1)
+				go func() {
+					res, err := tc.Execute(context.Background(), call(spawnSleepers(marker, "", "setsid ")+"; sleep "+marker, 60), rec.progress)
+					if err == nil && res.Err != nil {
+						err = res.Err // the plugin had time to answer
+					}
+					answered <- err
+				}()
+				rec.waitOutput(t, "started")
+				if n := len(sleepers(marker)); n < 2 {
+					t.Fatalf("%d sleepers running, want at least the 2 in the background", n)
 				}
-				answered <- err
-			}()
-			rec.waitOutput(t, "started")
-			if n := len(sleepers(marker)); n < 2 {
-				t.Fatalf("%d sleepers running, want at least the 2 in the background", n)
-			}
 
-			if err := syscall.Kill(client.ReattachConfig().Pid, sig); err != nil {
-				t.Fatalf("signal the plugin: %v", err)
-			}
-			switch err := <-answered; {
-			case err == nil:
-				t.Error("the call to a stopped plugin succeeded")
-			case sdk.KindOf(err) == sdk.KindCanceled:
-				t.Logf("answered: %v", err)
-			}
-			waitFor(t, 10*time.Second, "the command's processes to end with the plugin", func() bool {
-				return len(withMarker(marker)) == 0
+				if err := syscall.Kill(client.ReattachConfig().Pid, sig); err != nil {
+					t.Fatalf("signal the plugin: %v", err)
+				}
+				switch err := <-answered; {
+				case err == nil:
+					t.Error("the call to a stopped plugin succeeded")
+				case sdk.KindOf(err) == sdk.KindCanceled:
+					t.Logf("answered: %v", err)
+				}
+				waitFor(t, 10*time.Second, "the command's processes to end with the plugin", func() bool {
+					return len(withMarker(marker)) == 0
+				})
 			})
-		})
+		}
 	}
 }
 

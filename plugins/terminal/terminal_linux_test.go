@@ -118,7 +118,17 @@ func run(t *testing.T, client *sdk.ToolClient, c sdk.Call, progress sdk.Progress
 
 func TestCommands(t *testing.T) {
 	t.Parallel()
-	client, ws := connect(t, `{}`)
+	for mode, cfg := range modes {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			skipUnlessSandbox(t, mode)
+			testCommands(t, cfg)
+		})
+	}
+}
+
+func testCommands(t *testing.T, cfg string) {
+	client, ws := connect(t, cfg)
 	tests := []struct {
 		name    string
 		command string
@@ -153,7 +163,7 @@ func TestCommands(t *testing.T) {
 
 func TestInvalidArguments(t *testing.T) {
 	t.Parallel()
-	client, _ := connect(t, `{}`)
+	client, _ := connect(t, `{"sandbox": "off"}`)
 	for _, args := range []string{`{}`, `{"command": "  "}`, `{"command": "true", "timeout_seconds": 0}`, `{"command": 1}`} {
 		res := run(t, client, sdk.Call{Tool: "terminal", Arguments: json.RawMessage(args)}, nil)
 		if res.Err == nil || res.Err.Kind != sdk.KindInvalidArgs {
@@ -164,7 +174,7 @@ func TestInvalidArguments(t *testing.T) {
 
 func TestProgressInOrder(t *testing.T) {
 	t.Parallel()
-	client, _ := connect(t, `{}`)
+	client, _ := connect(t, `{"sandbox": "off"}`)
 	rec := newRecorder()
 	res := run(t, client, call("echo out1; sleep 0.2; echo err1 >&2; sleep 0.2; echo out2", 0), rec.progress)
 	if res.Err != nil {
@@ -187,26 +197,68 @@ func TestProgressInOrder(t *testing.T) {
 	}
 }
 
+// modes are the plugin configs the process tests run under: unsandboxed,
+// where the helper ends the command's process group, and sandboxed, where
+// it is PID 1 of the command's PID namespace.
+var modes = map[string]string{"unsandboxed": `{"sandbox": "off"}`, "sandboxed": `{}`}
+
+// skipUnlessSandbox skips a sandboxed mode's test where this kernel
+// cannot sandbox (and says why).
+func skipUnlessSandbox(t *testing.T, mode string) {
+	t.Helper()
+	if mode == "sandboxed" {
+		requireSandbox(t)
+	}
+}
+
+// hostGroup is the process group a command printed with spawnSleepers,
+// where it is a number of the host's PID namespace (0 otherwise: a
+// sandboxed command's numbers are its own namespace's).
+func hostGroup(t *testing.T, mode, output string) int {
+	t.Helper()
+	pgid := startedGroup(t, output)
+	if mode == "sandboxed" {
+		return 0
+	}
+	return pgid
+}
+
 func TestTimeoutKillsTheProcessGroup(t *testing.T) {
 	t.Parallel()
-	client, _ := connect(t, `{}`)
-	marker := sleepMarker()
-	res := run(t, client, call(spawnSleepers(marker, "")+"; sleep "+marker, 1), nil)
-	if res.Err == nil || res.Err.Kind != sdk.KindTimeout {
-		t.Fatalf("err = %v, want kind timeout", res.Err)
+	for mode, cfg := range modes {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			skipUnlessSandbox(t, mode)
+			client, _ := connect(t, cfg)
+			marker := sleepMarker()
+			res := run(t, client, call(spawnSleepers(marker, "")+"; sleep "+marker, 1), nil)
+			if res.Err == nil || res.Err.Kind != sdk.KindTimeout {
+				t.Fatalf("err = %v, want kind timeout", res.Err)
+			}
+			if !strings.Contains(res.Content, "started ") || !strings.HasSuffix(res.Content, "timed out after 1s: the command and every process it started were killed") {
+				t.Errorf("content = %q, want the partial output and the timeout", res.Content)
+			}
+			if view := res.Presentation.(sdk.TerminalView); view.ExitCode != -1 || !strings.HasPrefix(view.Output, "started ") {
+				t.Errorf("presentation = %#v", view)
+			}
+			assertGone(t, marker, hostGroup(t, mode, res.Content))
+		})
 	}
-	if !strings.Contains(res.Content, "started ") || !strings.HasSuffix(res.Content, "timed out after 1s: the command and every process it started were killed") {
-		t.Errorf("content = %q, want the partial output and the timeout", res.Content)
-	}
-	if view := res.Presentation.(sdk.TerminalView); view.ExitCode != -1 || !strings.HasPrefix(view.Output, "started ") {
-		t.Errorf("presentation = %#v", view)
-	}
-	assertGone(t, marker, startedGroup(t, res.Content))
 }
 
 func TestBackgroundProcessesEndWithTheCommand(t *testing.T) {
 	t.Parallel()
-	client, _ := connect(t, `{}`)
+	for mode, cfg := range modes {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			skipUnlessSandbox(t, mode)
+			testBackgroundProcessesEnd(t, cfg)
+		})
+	}
+}
+
+func testBackgroundProcessesEnd(t *testing.T, cfg string) {
+	client, _ := connect(t, cfg)
 	tests := map[string]string{
 		"background job holding the pipes": "sleep %s & echo bg",
 		"daemon that left the group":       "setsid sleep %s & echo bg",
@@ -229,28 +281,34 @@ func TestBackgroundProcessesEndWithTheCommand(t *testing.T) {
 
 func TestCancelKillsTheProcessGroup(t *testing.T) {
 	t.Parallel()
-	client, _ := connect(t, `{}`)
-	marker := sleepMarker()
-	rec := newRecorder()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		rec.waitOutput(t, "started")
-		cancel()
-	}()
-	res, err := client.Execute(ctx, call(spawnSleepers(marker, "")+"; sleep "+marker, 60), rec.progress)
-	// The host side sees its own cancellation; the plugin ends the command.
-	if err == nil && (res.Err == nil || res.Err.Kind != sdk.KindCanceled) {
-		t.Fatalf("res %+v, err %v: want a canceled call", res, err)
+	for mode, cfg := range modes {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			skipUnlessSandbox(t, mode)
+			client, _ := connect(t, cfg)
+			marker := sleepMarker()
+			rec := newRecorder()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() {
+				rec.waitOutput(t, "started")
+				cancel()
+			}()
+			res, err := client.Execute(ctx, call(spawnSleepers(marker, "")+"; sleep "+marker, 60), rec.progress)
+			// The host side sees its own cancellation; the plugin ends the command.
+			if err == nil && (res.Err == nil || res.Err.Kind != sdk.KindCanceled) {
+				t.Fatalf("res %+v, err %v: want a canceled call", res, err)
+			}
+			var output strings.Builder
+			for _, e := range rec.all() {
+				output.WriteString(e.text)
+			}
+			pgid := hostGroup(t, mode, output.String())
+			waitFor(t, 10*time.Second, "the canceled command's processes to go", func() bool {
+				return len(withMarker(marker)) == 0 && (pgid == 0 || len(inGroup(pgid)) == 0)
+			})
+		})
 	}
-	var output strings.Builder
-	for _, e := range rec.all() {
-		output.WriteString(e.text)
-	}
-	pgid := startedGroup(t, output.String())
-	waitFor(t, 10*time.Second, "the canceled command's processes to go", func() bool {
-		return len(withMarker(marker)) == 0 && len(inGroup(pgid)) == 0
-	})
 }
 
 func TestCancelDirect(t *testing.T) {
@@ -280,7 +338,7 @@ func TestCancelDirect(t *testing.T) {
 
 func TestLargeOutputIsCappedInBoundedMemory(t *testing.T) {
 	// Not parallel: it measures the heap of the whole test process.
-	client, _ := connect(t, `{}`)
+	client, _ := connect(t, `{"sandbox": "off"}`)
 	const size = 10_000_000
 
 	runtime.GC()
@@ -357,7 +415,7 @@ func TestEnvironmentIsScrubbed(t *testing.T) {
 
 func TestTimeoutIsClampedToTheMaximum(t *testing.T) {
 	t.Parallel()
-	client, _ := connect(t, `{"timeout_seconds": 1, "max_timeout_seconds": 2}`)
+	client, _ := connect(t, `{"timeout_seconds": 1, "max_timeout_seconds": 2, "sandbox": "off"}`)
 	res := run(t, client, call("echo hi", 100), nil)
 	want := "hi\nnote: timeout_seconds 100s is above the maximum of 2s; the command ran with a 2s timeout\nexit code: 0"
 	if res.Err != nil || res.Content != want {
