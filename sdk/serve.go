@@ -81,6 +81,7 @@ func serve(kind string, p plugin.Plugin) {
 	if err := procguard.Harden(); err != nil {
 		Logger().Warn("plugin stays dumpable", "error", err)
 	}
+	procguard.KeepProgramFDPrivate()
 	stop := func(reason string) {
 		Logger().Debug("plugin stopping", "reason", reason)
 		runShutdown()

@@ -113,8 +113,14 @@ type liveRun struct {
 // to the test's environment; stderr is kept.
 func startLive(t *testing.T, dir string, env []string, args ...string) *liveRun {
 	t.Helper()
+	return startLiveBin(t, harnessBin, dir, env, args...)
+}
+
+// startLiveBin is startLive with the harness binary at bin.
+func startLiveBin(t *testing.T, bin, dir string, env []string, args ...string) *liveRun {
+	t.Helper()
 	r := &liveRun{}
-	r.cmd = exec.Command(harnessBin, append([]string{"run", "--json", "--no-input"}, args...)...)
+	r.cmd = exec.Command(bin, append([]string{"run", "--json", "--no-input"}, args...)...)
 	r.cmd.Dir = dir
 	r.cmd.Env = testEnv(t, env)
 	r.cmd.Stderr = &lockedWriter{mu: &r.mu, w: &r.stderr}

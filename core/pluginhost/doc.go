@@ -7,6 +7,12 @@
 // NAME`); third-party plugins are executables named by path in HCL and are
 // verified by sha256 before they start, then connected with AutoMTLS.
 //
+// What starts is what was verified: a third-party plugin is read once, its
+// bytes hashed as they are copied into a sealed memfd, and every start and
+// restart runs that copy (program.go, integrity.go). Built-in plugins run the
+// host's own image, /proc/self/exe, not the path it was started by. A file
+// replaced or rewritten after the check never runs in this host.
+//
 // The host keeps one long-lived client per plugin, started lazily on first
 // use (or concurrently with Warm), with an explicit environment: a plugin
 // never inherits the host's variables, so a provider's API key, sent in its

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"sync"
 	"time"
@@ -30,8 +29,10 @@ type Spec struct {
 
 // Options configure a Host.
 type Options struct {
-	// SelfExe is the harness binary that serves built-in plugins
-	// (`SelfExe plugin serve NAME`); default os.Executable().
+	// SelfExe is the binary that serves built-in plugins (`SelfExe plugin
+	// serve NAME`), opened when the host is made; default: this process's
+	// own running image, not the file at its path, which may have been
+	// replaced since it started.
 	SelfExe string
 	// Logger receives the host's and the plugins' logs; default: none.
 	Logger hclog.Logger
@@ -42,6 +43,7 @@ type Options struct {
 // Host supervises plugin processes. It is safe for concurrent use.
 type Host struct {
 	opts Options
+	self program // what built-in plugins run
 
 	mu      sync.Mutex
 	plugins map[string]*managed
@@ -50,20 +52,18 @@ type Host struct {
 
 // New returns a host; Register the plugins it may start.
 func New(opts Options) (*Host, error) {
-	if opts.SelfExe == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("locate the harness binary for built-in plugins: %w", err)
-		}
-		opts.SelfExe = exe
+	self, err := selfProgram(opts.SelfExe)
+	if err != nil {
+		return nil, err
 	}
+	opts.SelfExe = self.name
 	if opts.Logger == nil {
 		opts.Logger = hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})
 	}
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 10 * time.Second
 	}
-	return &Host{opts: opts, plugins: map[string]*managed{}}, nil
+	return &Host{opts: opts, self: self, plugins: map[string]*managed{}}, nil
 }
 
 // Register declares a plugin. Registering a name twice is an error.
@@ -154,6 +154,7 @@ func (h *Host) Close() {
 		}()
 	}
 	wg.Wait()
+	h.self.close()
 }
 
 // KillAll stops every plugin process any host of this process started. The

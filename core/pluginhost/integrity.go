@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -36,19 +37,57 @@ func (e *IntegrityError) Error() string {
 	return fmt.Sprintf("plugin %q: %s does not match its checksum: expected sha256 %s, file has %s; if you changed the plugin on purpose, run `harness plugins lock CONFIG` again", e.Plugin, e.Path, e.Expected, e.Actual)
 }
 
-// verify checks the file at path against the expected hex sha256 and
-// returns the decoded checksum for go-plugin's SecureConfig.
-func verify(name, path, expected string) ([]byte, error) {
+// pinVerified opens the plugin at path once, hashes what it reads through
+// that descriptor, and returns the file to run: a sealed in-memory copy of
+// exactly the bytes that matched (where the kernel has memfd), else the
+// opened file itself. Nothing is opened by path again, so a file replaced or
+// rewritten after the check is not what runs.
+func pinVerified(name, path, expected string) (*os.File, error) {
 	if expected == "" {
 		return nil, &IntegrityError{Plugin: name, Path: path}
 	}
-	actual, err := FileSHA256(path)
+	expected = strings.ToLower(strings.TrimPrefix(expected, "sha256:"))
+	h := sha256.New()
+	f, err := pinThrough(path, h)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %q: %w", name, err)
 	}
-	expected = strings.ToLower(strings.TrimPrefix(expected, "sha256:"))
-	if actual != expected {
+	if actual := hex.EncodeToString(h.Sum(nil)); actual != expected {
+		f.Close()
 		return nil, &IntegrityError{Plugin: name, Path: path, Expected: expected, Actual: actual}
 	}
-	return hex.DecodeString(actual)
+	return f, nil
+}
+
+// pin returns the file at path as it is now: a sealed in-memory copy where
+// the kernel has memfd, else the opened file.
+func pin(path string) (*os.File, error) {
+	return pinThrough(path, io.Discard)
+}
+
+// pinThrough opens path once and pins it (see pin), writing every byte it
+// reads to w as well.
+func pinThrough(path string, w io.Writer) (*os.File, error) {
+	src, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	copied, seal, ok := sealedCopy(filepath.Base(path))
+	if !ok {
+		if _, err := io.Copy(w, src); err != nil {
+			src.Close()
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		return src, nil
+	}
+	defer src.Close()
+	if _, err := io.Copy(io.MultiWriter(copied, w), src); err != nil {
+		copied.Close()
+		return nil, fmt.Errorf("copy %s: %w", path, err)
+	}
+	if err := seal(); err != nil {
+		copied.Close()
+		return nil, fmt.Errorf("seal the copy of %s: %w", path, err)
+	}
+	return copied, nil
 }

@@ -2,7 +2,6 @@ package pluginhost
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -22,9 +21,10 @@ import (
 // managed is one plugin's long-lived client. A crash clears it; the next
 // use starts a fresh process.
 type managed struct {
-	spec   Spec
-	host   *Host
-	stderr *tailBuffer
+	spec    Spec
+	host    *Host
+	stderr  *tailBuffer
+	program pinned // a third-party plugin's verified program
 
 	mu     sync.Mutex
 	cl     *plugin.Client
@@ -115,15 +115,16 @@ func (m *managed) start(ctx context.Context) (*plugin.Client, any, error) {
 		if serves == "" {
 			serves = m.spec.Name
 		}
-		cmd = exec.CommandContext(cmdCtx, opts.SelfExe, "plugin", "serve", serves)
+		cmd = m.host.self.command(cmdCtx, "plugin", "serve", serves)
 	} else {
-		sum, err := verify(m.spec.Name, m.spec.Path, m.spec.SHA256)
+		// Verified once, then every start runs the pinned bytes (go-plugin's
+		// SecureConfig would hash the path, then run it: two opens).
+		prog, err := m.program.get(m.spec.Name, m.spec.Path, m.spec.SHA256)
 		if err != nil {
 			abort()
 			return nil, nil, err
 		}
-		cmd = exec.CommandContext(cmdCtx, m.spec.Path)
-		cfg.SecureConfig = &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()}
+		cmd = prog.command(cmdCtx)
 		cfg.AutoMTLS = true
 	}
 	cmd.Env = append(BaseEnv(), m.spec.Env...)
@@ -233,6 +234,7 @@ func (m *managed) stop() {
 		m.cl.Kill()
 		m.cl, m.raw = nil, nil
 	}
+	m.program.close()
 }
 
 func pidOf(cl *plugin.Client) int {

@@ -92,3 +92,19 @@ func WhileDumpable(start func() error) error {
 	defer func() { _ = Harden() }()
 	return start()
 }
+
+// programFD is where the plugin host hands a plugin the file it runs.
+const programFD = 3
+
+// KeepProgramFDPrivate marks descriptor 3 close-on-exec when it is the
+// file this process runs: the plugin host starts a verified plugin from it
+// (/proc/self/fd/3), and the programs the plugin starts need not inherit it.
+func KeepProgramFDPrivate() {
+	var fd, self unix.Stat_t
+	if unix.Fstat(programFD, &fd) != nil || unix.Stat("/proc/self/exe", &self) != nil {
+		return
+	}
+	if fd.Dev == self.Dev && fd.Ino == self.Ino {
+		unix.CloseOnExec(programFD)
+	}
+}

@@ -14,3 +14,6 @@ func WipeEnvironBlock() error { return nil }
 
 // WhileDumpable runs start.
 func WhileDumpable(start func() error) error { return start() }
+
+// KeepProgramFDPrivate does nothing: plugins start by path here.
+func KeepProgramFDPrivate() {}
