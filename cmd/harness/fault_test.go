@@ -292,6 +292,9 @@ func TestFaultProvider(t *testing.T) {
 		{name: "keepalive_only_stall", provider: "  timeout_first_token = \"1s\"\n", exit: 1, kind: "timeout", requests: 4,
 			retries: []string{"timeout", "timeout", "timeout"},
 			repeat:  new(fakedeepseek.KeepAliveStall(100 * time.Millisecond))},
+		{name: "empty_deltas_only_stall", provider: "  timeout_first_token = \"1s\"\n", exit: 1, kind: "timeout", requests: 4,
+			retries: []string{"timeout", "timeout", "timeout"},
+			repeat:  new(fakedeepseek.Endless("", 100*time.Millisecond))},
 		{name: "error_object_mid_stream", exit: 0, retries: []string{"provider_unavailable"}, requests: 2,
 			queue: []fakedeepseek.Response{
 				fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Half an answer that stops"}).ErrorAfter(3, "Server overloaded mid-stream", "server_error", "server_overloaded"),

@@ -251,3 +251,36 @@ func TestPauseTurnContinuesAndRefusalIsRecorded(t *testing.T) {
 		t.Errorf("agent.response events %q, want one with refusal", responses)
 	}
 }
+
+// hungModel is a summarizer that never answers: it waits for its deadline.
+type hungModel struct{ deadline chan bool }
+
+func (h hungModel) Complete(ctx context.Context, _ llm.Request, _ llm.Observer) (llm.AssistantMessage, llm.Binding, error) {
+	<-ctx.Done()
+	_, has := ctx.Deadline()
+	h.deadline <- has
+	return llm.AssistantMessage{}, llm.Binding{}, ctx.Err()
+}
+
+func TestCompactorSummaryTimeoutFallsBack(t *testing.T) {
+	t.Parallel()
+	msgs := []sdk.Message{{Role: sdk.RoleSystem, Content: "sys"}, {Role: sdk.RoleUser, Content: "task"}}
+	for i := 0; i < 10; i++ {
+		msgs = append(msgs,
+			sdk.Message{Role: sdk.RoleAssistant, ToolCalls: []sdk.ToolCall{{ID: fmt.Sprint(i), Name: "read_file", Arguments: "{}"}}},
+			sdk.Message{Role: sdk.RoleTool, ToolCallID: fmt.Sprint(i), Content: strings.Repeat("x", 4000)})
+	}
+	est := newEstimator()
+	rec := &fakeRecorder{}
+	hung := hungModel{deadline: make(chan bool, 1)}
+	c := &Compactor{Model: hung, Bindings: []llm.Binding{{Name: "m"}}, ContextWindow: 10000, Threshold: 0.5, KeepRecent: 2, Timeout: 10 * time.Millisecond}
+	if _, stop := c.Maybe(context.Background(), msgs, rec, &est, nil); stop {
+		t.Fatal("the compaction stopped the run")
+	}
+	if !<-hung.deadline {
+		t.Error("the summarizer's call had no deadline")
+	}
+	if len(rec.events) != 1 || !strings.Contains(rec.events[0], `"summarizer":"fallback"`) {
+		t.Errorf("events %v, want one context.compacted by the fallback", rec.events)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/harness-agent/harness/core/llm"
@@ -19,12 +20,21 @@ type Compactor struct {
 	ContextWindow int64
 	Threshold     float64 // default 0.8
 	KeepRecent    int     // newest turns kept verbatim; default 6
+	// Timeout bounds the summarizer's call, retry included (context
+	// summary_timeout); when it runs out, the deterministic summary is
+	// used. 0: DefaultSummaryTimeout.
+	Timeout time.Duration
 	// MaxIneffective is how many compactions in a row may leave the
 	// estimate above the threshold before the run stops; default 3.
 	MaxIneffective int
 
 	ineffective int
 }
+
+// DefaultSummaryTimeout is the summarizer's deadline when the agent sets
+// none: a summary is a short answer, and a hung summarizer must not hold
+// the run for minutes.
+const DefaultSummaryTimeout = 30 * time.Second
 
 const summaryPrompt = `You compress the history of an agent's work so it can continue with less context.
 Write a factual summary of the conversation excerpt you are given: the goals, what was done
@@ -126,7 +136,13 @@ func (c *Compactor) summarize(ctx context.Context, msgs []sdk.Message, obs llm.O
 			{Role: sdk.RoleSystem, Content: summaryPrompt},
 			{Role: sdk.RoleUser, Content: transcript(msgs, 4000)},
 		}}
-		msg, _, err := c.Model.Complete(ctx, req, obs)
+		timeout := c.Timeout
+		if timeout <= 0 {
+			timeout = DefaultSummaryTimeout
+		}
+		sctx, cancel := context.WithTimeout(ctx, timeout)
+		msg, _, err := c.Model.Complete(sctx, req, obs)
+		cancel()
 		if err == nil && strings.TrimSpace(msg.Text) != "" {
 			return strings.TrimSpace(msg.Text), "model"
 		}

@@ -25,7 +25,7 @@ var agentSchema = &hcl.BodySchema{
 }
 
 var contextSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "threshold"}, {Name: "keep_recent"}, {Name: "summarizer"}},
+	Attributes: []hcl.AttributeSchema{{Name: "threshold"}, {Name: "keep_recent"}, {Name: "summarizer"}, {Name: "summary_timeout"}},
 }
 
 var budgetSchema = &hcl.BodySchema{
@@ -162,6 +162,7 @@ func (l *loader) decodeContext(src *source, b *hcl.Block, cs *ContextSettings, f
 		}
 	}
 	a.integerInt("keep_recent", &cs.KeepRecent, 0)
+	a.duration("summary_timeout", &cs.SummaryTimeout)
 	if a.nonEmptyStr("summarizer", &cs.Summarizer) {
 		l.reference(blockAgent, cs.Summarizer, a.rangeOf("summarizer"), from+" context.summarizer")
 	}

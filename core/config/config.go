@@ -77,6 +77,9 @@ type Provider struct {
 	TimeoutIdle       time.Duration
 	Headers           map[string]string
 	RequireDone       bool // default true: EOF before [DONE] is truncation
+	// MaxEventBytes caps one SSE line or event; 0 = the plugin's default
+	// (16 MiB).
+	MaxEventBytes int64
 	// Script is the absolute path of the script file of the offline scripted
 	// provider (plugin "provider-script"); other providers ignore it.
 	Script string
@@ -120,6 +123,9 @@ type Plugin struct {
 	Path     string // absolute
 	SHA256   string // lower-case hex; "" = take it from the lock file
 	Approval string // for tools flagged writes/executes: allow | ask | deny; default ask
+	// Timeout is the deadline of one call to one of its tools; 0 = the
+	// executor's default (60 s).
+	Timeout time.Duration
 	// Config is the body of the config block, nil when there is none; decode it with
 	// DecodePluginConfig against the schema the plugin reports.
 	Config hcl.Body
@@ -146,6 +152,9 @@ type MCPServer struct {
 	Env      map[string]string
 	URL      string
 	Approval string // allow | ask | deny; default ask
+	// Timeout is the deadline of one call to one of its tools; 0 = the
+	// executor's default (60 s).
+	Timeout time.Duration
 
 	DeclRange hcl.Range
 }
@@ -177,6 +186,9 @@ type ContextSettings struct {
 	// Summarizer names the agent whose model writes summaries; "" = the default rule,
 	// see Config.SummarizerAgent.
 	Summarizer string
+	// SummaryTimeout bounds a summarizer call; 0 = the agent package's
+	// default (30 s). After it, the deterministic summary is used.
+	SummaryTimeout time.Duration
 }
 
 // Budget is an agent's budget block; 0 = unlimited.

@@ -79,6 +79,7 @@ func TestLoadValid(t *testing.T) {
 				TimeoutIdle:       60 * time.Second,
 				Headers:           map[string]string{"X-Team": "research"},
 				RequireDone:       true,
+				MaxEventBytes:     1048576,
 			}},
 			Models: []*Model{{
 				Name:            "flash",
@@ -95,6 +96,7 @@ func TestLoadValid(t *testing.T) {
 				Path:     filepath.Join(valid, "bin", "harness-tool-weather"),
 				SHA256:   "8c1c58d223e9242a47f53e8ff2c42b8b49739014ac3a32a6c295516763104028",
 				Approval: PolicyAllow,
+				Timeout:  30 * time.Second,
 			}},
 			Hooks: []*Hook{{
 				Name:    "approver",
@@ -107,6 +109,7 @@ func TestLoadValid(t *testing.T) {
 				Command:  []string{"npx", "-y", "@modelcontextprotocol/server-everything"},
 				Env:      map[string]string{"DEBUG": "0"},
 				Approval: PolicyAsk,
+				Timeout:  45 * time.Second,
 			}},
 			Agents: []*Agent{
 				{
@@ -116,7 +119,7 @@ func TestLoadValid(t *testing.T) {
 					Persona:  "A careful Go reviewer.",
 					Tools:    []string{"read_file", "search_workspace", "write_file", "terminal", "emit_artifact", "weather_forecast", "everything__echo"},
 					MaxTurns: 40,
-					Context:  ContextSettings{Threshold: 0.8, KeepRecent: 6, Summarizer: "context-manager"},
+					Context:  ContextSettings{Threshold: 0.8, KeepRecent: 6, Summarizer: "context-manager", SummaryTimeout: 20 * time.Second},
 					Budget:   Budget{MaxTokens: 2000000, MaxUSD: 1.50},
 					Permissions: Permissions{
 						Write:              []string{"src/**", "docs/*.md"},

@@ -14,6 +14,7 @@ var mcpSchema = &hcl.BodySchema{
 		{Name: "env"},
 		{Name: "url"},
 		{Name: "approval"},
+		{Name: "timeout"},
 	},
 }
 
@@ -42,6 +43,7 @@ func (l *loader) decodeMCP(it item) *MCPServer {
 	if env, ok := a.strMap("env"); ok {
 		m.Env = env
 	}
+	a.duration("timeout", &m.Timeout)
 	if a.str("url", &m.URL) {
 		if u, err := url.Parse(m.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			a.errorf(a.rangeOf("url"), "Invalid url", "url must be an http:// or https:// URL; got %q.", m.URL)

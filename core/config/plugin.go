@@ -12,6 +12,7 @@ var pluginSchema = &hcl.BodySchema{
 		{Name: "path", Required: true},
 		{Name: "sha256"},
 		{Name: "approval"},
+		{Name: "timeout"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "config"}},
 }
@@ -23,6 +24,7 @@ func (l *loader) decodePlugin(it item) *Plugin {
 	p.Path = l.resolveFile(a, it.src, blockPlugin, p.Name)
 	p.SHA256 = decodeSHA256(a)
 	a.enum("approval", &p.Approval, PolicyAllow, PolicyAsk, PolicyDeny)
+	a.duration("timeout", &p.Timeout)
 	if b := singleBlock(c.Blocks.OfType("config"), &l.diags); b != nil {
 		p.Config = b.Body
 	}

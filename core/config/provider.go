@@ -19,6 +19,7 @@ var providerSchema = &hcl.BodySchema{
 		{Name: "timeout_idle"},
 		{Name: "headers"},
 		{Name: "require_done"},
+		{Name: "max_event_bytes"},
 		{Name: "script"},
 		{Name: "chunk_size"},
 		{Name: "delay_ms"},
@@ -52,6 +53,7 @@ func (l *loader) decodeProvider(it item) *Provider {
 		p.Headers = h
 	}
 	a.boolean("require_done", &p.RequireDone)
+	a.integer("max_event_bytes", &p.MaxEventBytes, 1)
 	p.Script = l.resolveScript(a, it.src)
 	a.integerInt("chunk_size", &p.ChunkSize, 1)
 	a.integerInt("delay_ms", &p.DelayMS, 0)
@@ -91,6 +93,7 @@ func (p *Provider) PluginConfigJSON() json.RawMessage {
 		TimeoutIdleMS       int64             `json:"timeout_idle_ms"`
 		Headers             map[string]string `json:"headers"`
 		RequireDone         bool              `json:"require_done"`
+		MaxEventBytes       int64             `json:"max_event_bytes,omitempty"`
 		Script              string            `json:"script,omitempty"`
 		ChunkSize           int               `json:"chunk_size,omitempty"`
 		DelayMS             int               `json:"delay_ms,omitempty"`
@@ -101,6 +104,7 @@ func (p *Provider) PluginConfigJSON() json.RawMessage {
 		TimeoutIdleMS:       p.TimeoutIdle.Milliseconds(),
 		Headers:             headers,
 		RequireDone:         p.RequireDone,
+		MaxEventBytes:       p.MaxEventBytes,
 		Script:              p.Script,
 		ChunkSize:           p.ChunkSize,
 		DelayMS:             p.DelayMS,

@@ -123,6 +123,7 @@ func (b *Bridge) register(reg *tools.Registry, s *server, list []*mcp.Tool) erro
 			Origin:   tools.OriginMCP,
 			Owner:    srv,
 			Approval: s.cfg.Approval,
+			Timeout:  tools.FixedTimeout(s.cfg.Timeout),
 			Source:   &source{srv: s, name: name, tool: t.Name},
 		}))
 	}

@@ -288,6 +288,7 @@ func (r *Runner) compactor(ctx context.Context) *agent.Compactor {
 		ContextWindow: r.bindings[0].Model.ContextWindow,
 		Threshold:     r.agent.Context.Threshold,
 		KeepRecent:    r.agent.Context.KeepRecent,
+		Timeout:       r.agent.Context.SummaryTimeout,
 	}
 	if sum := r.cfg.SummarizerAgent(r.agent); sum != nil {
 		if b, err := r.models.ResolveAll(ctx, sum.Models); err == nil {

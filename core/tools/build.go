@@ -79,6 +79,7 @@ func Build(ctx context.Context, s Setup) (*Registry, error) {
 				t.Origin = OriginBuiltin
 			} else if blk := s.Config.Plugin(p.Spec.Name); blk != nil {
 				t.Approval = blk.Approval
+				t.Timeout = FixedTimeout(blk.Timeout)
 			}
 			if t.Origin == OriginBuiltin && spec.Name == TerminalTool {
 				t.Timeout = terminalTimeout(s.Agent.Permissions)
@@ -188,6 +189,15 @@ func pluginConfig(s Setup, p catalog.Plugin) (json.RawMessage, error) {
 		return nil, fmt.Errorf("plugin %q: its config block does not fit its schema: %s", p.Spec.Name, diags.Error())
 	}
 	return raw, nil
+}
+
+// FixedTimeout is a Tool.Timeout that gives every call d (the timeout of
+// a plugin or mcp block), or nil (the executor's default) for 0.
+func FixedTimeout(d time.Duration) func(json.RawMessage) time.Duration {
+	if d <= 0 {
+		return nil
+	}
+	return func(json.RawMessage) time.Duration { return d }
 }
 
 // terminalTimeout is the deadline of a terminal call: the command's

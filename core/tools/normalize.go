@@ -20,7 +20,7 @@ func sourceResult(ctx context.Context, tool string, res sdk.Result, err error, t
 		}
 	}
 	if res.Err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) &&
-		(res.Err.Kind == sdk.KindCanceled || res.Err.Kind == sdk.KindInternal) {
+		(res.Err.Kind == sdk.KindCanceled || res.Err.Kind == sdk.KindInternal || res.Err.Kind == sdk.KindTimeout) {
 		res.Err = &sdk.Error{Kind: sdk.KindTimeout, Message: fmt.Sprintf("%s did not finish within its deadline of %s and was stopped", tool, timeout)}
 	}
 	return res

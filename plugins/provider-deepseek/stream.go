@@ -28,6 +28,10 @@ type call struct {
 
 	wd         *providerkit.Watchdog
 	keepAlives int
+	// chunks counts what the stream has yielded so far: until the first,
+	// data events that carry nothing (an empty or role-only delta) are no
+	// more a first token than keep-alive comments are.
+	chunks int
 }
 
 func (c *call) run(parent context.Context) error {
@@ -70,7 +74,10 @@ func (c *call) run(parent context.Context) error {
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
 		return jsonInsteadOfStream(resp)
 	}
-	tr := newTranslator(c.emit)
+	tr := newTranslator(func(ch sdk.StreamChunk) error {
+		c.chunks++
+		return c.emit(ch)
+	})
 	err = c.read(parent, resp.Body, tr)
 	if err != nil && tr.usage != nil && sdk.KindOf(err) != sdk.KindCanceled {
 		// Tokens the server reported are billed even though the answer is
@@ -106,7 +113,9 @@ func (c *call) read(parent context.Context, body io.Reader, tr *translator) erro
 		if ev.Data == "" {
 			continue // an empty data event carries nothing, like a keep-alive
 		}
-		c.wd.DataEvent()
+		if c.chunks > 0 {
+			c.wd.DataEvent()
+		}
 		switch {
 		case ev.Type == "error":
 			return tr.errorEvent(ev.Data)
@@ -117,6 +126,9 @@ func (c *call) read(parent context.Context, body io.Reader, tr *translator) erro
 		}
 		if err := tr.data([]byte(ev.Data)); err != nil {
 			return err
+		}
+		if c.chunks > 0 {
+			c.wd.DataEvent() // the first token arms the idle deadline
 		}
 	}
 }

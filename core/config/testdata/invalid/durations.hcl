@@ -25,3 +25,21 @@ agent "b" {
     terminal_max_timeout = "soon" # ERROR: Invalid duration
   }
 }
+
+plugin "slow" {
+  path    = "../valid/bin/harness-tool-weather"
+  sha256  = "8c1c58d223e9242a47f53e8ff2c42b8b49739014ac3a32a6c295516763104028"
+  timeout = "0s" # ERROR: Invalid duration
+}
+
+mcp "slowmcp" {
+  command = ["true"]
+  timeout = "forever" # ERROR: Invalid duration
+}
+
+agent "c" {
+  model = "m"
+  context {
+    summary_timeout = "-5s" # ERROR: Invalid duration
+  }
+}

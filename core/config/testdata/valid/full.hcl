@@ -7,6 +7,7 @@ provider "deepseek" {
   base_url            = "https://api.deepseek.com"
   timeout_first_token = "120s"
   timeout_idle        = "60s"
+  max_event_bytes     = 1048576
   headers             = { "X-Team" = "research" }
   require_done        = true
 }
@@ -29,6 +30,7 @@ plugin "weather" {
   path     = "./bin/harness-tool-weather"
   sha256   = "8c1c58d223e9242a47f53e8ff2c42b8b49739014ac3a32a6c295516763104028"
   approval = "allow"
+  timeout  = "30s"
   config {
     units = "metric"
   }
@@ -44,6 +46,7 @@ mcp "everything" {
   command  = ["npx", "-y", "@modelcontextprotocol/server-everything"]
   env      = { "DEBUG" = "0" }
   approval = "ask"
+  timeout  = "45s"
 }
 
 agent "coder" {
@@ -56,6 +59,7 @@ agent "coder" {
     threshold   = 0.8
     keep_recent = 6
     summarizer  = "context-manager"
+    summary_timeout = "20s"
   }
   budget {
     max_tokens = 2000000

@@ -1,0 +1,81 @@
+package main_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
+)
+
+var (
+	testpluginOnce sync.Once
+	testpluginBin  string
+	testpluginErr  error
+)
+
+// testplugin copies the plugin host's test plugin (it can sleep, crash,
+// ...) to dst and returns its sha256.
+func testplugin(t *testing.T, dst string) string {
+	t.Helper()
+	testpluginOnce.Do(func() {
+		testpluginBin = filepath.Join(filepath.Dir(harnessBin), "harness-tool-testplugin")
+		build := exec.Command("go", "build", "-o", testpluginBin, "./core/pluginhost/testdata/testplugin")
+		build.Dir = repoRoot(t)
+		if out, err := build.CombinedOutput(); err != nil {
+			testpluginErr = fmt.Errorf("build testplugin: %v\n%s", err, out)
+		}
+	})
+	if testpluginErr != nil {
+		t.Fatal(testpluginErr)
+	}
+	b, err := os.ReadFile(testpluginBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dst, string(b))
+	if err := os.Chmod(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// testpluginConfig is an agent whose tools include the test plugin's, with
+// extra attributes in its plugin block.
+func testpluginConfig(t *testing.T, dir, url, block string, tools ...string) string {
+	t.Helper()
+	sum := testplugin(t, filepath.Join(dir, "bin", "harness-tool-testplugin"))
+	cfg := deepseekConfig(url, "", fmt.Sprintf("\nplugin \"testplugin\" {\n  path   = \"./bin/harness-tool-testplugin\"\n  sha256 = %q\n%s}\n", sum, block))
+	return withTools(cfg, tools...)
+}
+
+// TestFaultPluginTimeout: a plugin block's timeout bounds each call to its
+// tools: a call that hangs fails as timeout after it, and the run goes on.
+func TestFaultPluginTimeout(t *testing.T) {
+	t.Parallel()
+	fake := fakedeepseek.New(t,
+		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "call_hang", Name: "sleep", Arguments: `{}`}}}),
+		answer)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "agent.hcl"), testpluginConfig(t, dir, fake.URL, "  approval = \"allow\"\n  timeout  = \"1s\"\n", "read_file", "sleep"))
+	r := harness(t, dir, keyEnv, "run", "--json", "--no-input", "--yes", "agent.hcl", "Sleep")
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", r.code, r.stderr)
+	}
+	evs := parseEvents(t, r.stdout)
+	if got := strings.Join(resultErrorKinds(evs), ","); got != "timeout" {
+		t.Errorf("tool.result error kinds %q, want timeout", got)
+	}
+	if results := eventData(evs, "tool.result"); len(results) == 1 && !strings.Contains(fmt.Sprint(results[0]), "1s") {
+		t.Errorf("the timeout does not say which deadline: %v", results[0])
+	}
+	assertNoProcsLeft(t, dir, 2*time.Second)
+}
