@@ -12,18 +12,30 @@ import (
 	"github.com/harness-agent/harness/core/pluginhost"
 )
 
-// loadConfig loads a configuration and prints its diagnostics; a config
-// with errors ends the command with exit code 2.
+// loadConfig loads a configuration and prints its diagnostics (warnings
+// on stderr); a config with errors ends the command with exit code 2.
 func (c *cli) loadConfig(path string, asJSON bool) (*config.Config, error) {
+	cfg, warnings, err := c.loadConfigWarnings(path, asJSON)
+	if err == nil && len(warnings) > 0 {
+		if err := c.printDiagnostics(cfg.Files, warnings, false); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, err
+}
+
+// loadConfigWarnings is loadConfig for a caller that reports the warnings
+// itself.
+func (c *cli) loadConfigWarnings(path string, asJSON bool) (*config.Config, hcl.Diagnostics, error) {
 	cfg, diags := config.Load(path)
 	if diags.HasErrors() {
 		var files map[string]*hcl.File
 		if cfg != nil {
 			files = cfg.Files
 		}
-		return nil, c.printDiagnostics(files, diags, asJSON)
+		return nil, nil, c.printDiagnostics(files, diags, asJSON)
 	}
-	return cfg, nil
+	return cfg, diags, nil
 }
 
 // printDiagnostics writes diagnostics (text on stderr, or a JSON array on

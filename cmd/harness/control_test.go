@@ -223,3 +223,52 @@ func TestControlPlaneConfigChangedSinceDeferral(t *testing.T) {
 		t.Errorf("the approved command did not run: %v", err)
 	}
 }
+
+// TestControlPlaneLiteralKeyInWorkspace writes the API key out in a
+// configuration inside the workspace: validate and run warn; read_file of
+// the file is refused; a search of the workspace and a command that prints
+// the file (terminal = "allow") reach the model with the key redacted;
+// neither the events nor the store hold it.
+func TestControlPlaneLiteralKeyInWorkspace(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	fake, ids := scriptCalls(t, []call{
+		{"read_file", map[string]any{"path": "agent.hcl"}, "denied"},
+		{"search_workspace", map[string]any{"query": "api_key"}, ""},
+		{"terminal", map[string]any{"command": "cat ./*.hcl"}, ""},
+	})
+	cfg := withTools(deepseekConfig(fake.URL, "  permissions {\n    terminal = \"allow\"\n  }", ""), "read_file", "search_workspace", "terminal")
+	cfg = strings.Replace(cfg, `env("TEST_DEEPSEEK_KEY")`, `"`+apiKey+`"`, 1)
+	writeFile(t, filepath.Join(ws, "agent.hcl"), cfg)
+
+	v := harness(t, ws, nil, "validate", "agent.hcl")
+	if v.code != 0 || !strings.Contains(v.stderr, "API key written in a file the agent can read") {
+		t.Errorf("validate: exit %d, want 0 with a warning:\n%s", v.code, v.stderr)
+	}
+	r := harness(t, ws, nil, "run", "--json", "--no-input", "agent.hcl", "Find the key")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "API key written in a file the agent can read") {
+		t.Errorf("run does not warn:\n%s", r.stderr)
+	}
+	results := resultsByCall(parseEvents(t, r.stdout))
+	if k := kindOf(results[ids[0]]); k != "denied" {
+		t.Errorf("read_file agent.hcl: %v, want denied", results[ids[0]])
+	}
+	for _, id := range ids[1:] {
+		if c := toString(results[id]["content"]); !strings.Contains(c, "[redacted") {
+			t.Errorf("call %s: the key's line is not shown redacted: %s", id, c)
+		}
+	}
+	for what, text := range map[string]string{"events": r.stdout, "store": storeBytes(t)} {
+		if strings.Contains(text, apiKey) {
+			t.Errorf("the %s hold the API key", what)
+		}
+	}
+	for _, req := range fake.Requests() {
+		if strings.Contains(string(req.Raw), apiKey) {
+			t.Error("a request to the model carries the API key in its messages")
+		}
+	}
+}

@@ -28,7 +28,7 @@ func (c *cli) validateCommand() *cobra.Command {
 }
 
 func (c *cli) validate(ctx context.Context, path string, asJSON bool) error {
-	cfg, err := c.loadConfig(path, asJSON)
+	cfg, warnings, err := c.loadConfigWarnings(path, asJSON)
 	if err != nil {
 		return err
 	}
@@ -36,6 +36,7 @@ func (c *cli) validate(ctx context.Context, path string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	diags = append(warnings, diags...)
 	defer host.Close()
 	diags = append(diags, config.CheckIntegrity(cfg)...)
 	// Describe failures are reported per plugin by Diagnostics.

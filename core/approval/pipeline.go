@@ -36,7 +36,10 @@ type Options struct {
 	Permissions config.Permissions
 	// Protected are the paths no call may modify (see Protected).
 	Protected []Protected
-	Recorder  tools.Recorder // action.proposed and action.decided; nil drops them
+	// Secret are files no built-in tool may read for the model: a
+	// configuration with an API key written out.
+	Secret   []Protected
+	Recorder tools.Recorder // action.proposed and action.decided; nil drops them
 	// Yes approves what no rule decided (--yes).
 	Yes bool
 	// Asker is the person at the terminal; nil when nobody can answer
@@ -53,6 +56,7 @@ type Pipeline struct {
 	workspace string // real path
 	policy    shellpolicy.Policy
 	guard     *guard
+	secrets   *guard
 	rec       tools.Recorder
 	log       hclog.Logger
 
@@ -97,10 +101,11 @@ func New(opts Options) (*Pipeline, error) {
 			WriteGlobs:    perm.Write,
 			Dialect:       hostDialect(),
 		},
-		guard:  newGuard(opts.Protected),
-		rec:    opts.Recorder,
-		log:    opts.Logger.Named("approval"),
-		always: remembers{},
+		guard:   newGuard(opts.Protected, ", a protected path: no rule, answer or flag can allow changing it"),
+		secrets: newGuard(opts.Secret, ""),
+		rec:     opts.Recorder,
+		log:     opts.Logger.Named("approval"),
+		always:  remembers{},
 	}, nil
 }
 

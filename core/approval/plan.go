@@ -38,6 +38,8 @@ type plan struct {
 func (p *Pipeline) plan(req tools.ApprovalRequest) (plan, *sdk.Error) {
 	t := req.Tool
 	switch {
+	case t.Origin == tools.OriginBuiltin && !t.Spec.Writes && !t.Spec.Executes:
+		return plan{}, p.guardRead(req.Call)
 	case t.Origin == tools.OriginBuiltin && t.Spec.Name == terminalTool:
 		return p.planTerminal(req.Call)
 	case t.Origin == tools.OriginBuiltin && t.Spec.Name == writeFileTool:
@@ -204,6 +206,21 @@ func (p *Pipeline) planFileWrite(tool, path string, after func(change) (string, 
 		scope:   []string{writeScope(rel)},
 		reason:  reason,
 	}, nil
+}
+
+// guardRead refuses a built-in read of a file that holds a secret (a
+// configuration with its api_key written out): the model must not see it.
+func (p *Pipeline) guardRead(call sdk.Call) *sdk.Error {
+	var args struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(call.Arguments, &args) != nil || args.Path == "" {
+		return nil
+	}
+	if why := p.secrets.refusal(p.workspace, args.Path, false); why != "" {
+		return sdk.Errorf(sdk.KindDenied, "%s: %s. It is not shown to the model; do not try to read it another way.", call.Tool, why)
+	}
+	return nil
 }
 
 // planBuiltinWrite plans a built-in tool that writes the file its "path"

@@ -36,6 +36,7 @@ func ProtectedPaths(list []Protected) []string {
 // exists, so that a symlink or a hard link to agent.hcl is agent.hcl.
 type guard struct {
 	entries []guarded
+	suffix  string // after "PATH is WHY" in a refusal
 }
 
 type guarded struct {
@@ -44,8 +45,8 @@ type guarded struct {
 	info os.FileInfo // nil when the path does not exist (yet)
 }
 
-func newGuard(list []Protected) *guard {
-	g := &guard{}
+func newGuard(list []Protected, suffix string) *guard {
+	g := &guard{suffix: suffix}
 	for _, p := range list {
 		if !filepath.IsAbs(p.Path) {
 			continue
@@ -91,7 +92,7 @@ func (g *guard) refusal(workspace, path string, ancestors bool) string {
 			if real != e.real {
 				what = fmt.Sprintf("%s (%s)", real, e.Path)
 			}
-			return fmt.Sprintf("%s is %s, a protected path: no rule, answer or flag can allow changing it", what, e.Why)
+			return fmt.Sprintf("%s is %s%s", what, e.Why, g.suffix)
 		}
 	}
 	return ""

@@ -89,6 +89,9 @@ type Provider struct {
 
 	DeclRange   hcl.Range
 	PluginRange hcl.Range // the plugin attribute's value, or DeclRange when defaulted
+	// APIKeyLiteral is where api_key is written out in the file, rather
+	// than read with env(); nil otherwise.
+	APIKeyLiteral *hcl.Range
 }
 
 // Model is a model block: a model of a provider, with the values that override what

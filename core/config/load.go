@@ -111,6 +111,7 @@ func load(path string, getenv func(string) string) (*Config, hcl.Diagnostics) {
 
 	l := &loader{cfg: cfg, diags: diags, declared: map[string][]string{}, keep: map[*hcl.Block]bool{}}
 	l.decode(sources)
+	l.warnLiteralKeys()
 	sortDiagnostics(l.diags)
 	return cfg, l.diags
 }

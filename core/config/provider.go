@@ -2,9 +2,11 @@ package config
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -40,7 +42,10 @@ func (l *loader) decodeProvider(it item) *Provider {
 	if a.nonEmptyStr("plugin", &p.Plugin) {
 		p.PluginRange = a.rangeOf("plugin")
 	}
-	a.str("api_key", &p.APIKey)
+	if a.str("api_key", &p.APIKey) && len(p.APIKey) >= minSecretLen && isLiteral(a.m["api_key"].Expr) {
+		rng := a.rangeOf("api_key")
+		p.APIKeyLiteral = &rng
+	}
 	if a.str("base_url", &p.BaseURL) && p.BaseURL != "" {
 		if u, err := url.Parse(p.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			a.errorf(a.rangeOf("base_url"), "Invalid base_url",
@@ -114,4 +119,45 @@ func (p *Provider) PluginConfigJSON() json.RawMessage {
 		panic(err)
 	}
 	return out
+}
+
+// minSecretLen is the shortest api_key worth a warning: shorter ones are
+// placeholders ("ollama") for servers that want none.
+const minSecretLen = 8
+
+// isLiteral reports whether expr is a constant: it evaluates without
+// variables or functions (env(), file()).
+func isLiteral(expr hcl.Expression) bool {
+	_, diags := expr.Value(nil)
+	return !diags.HasErrors()
+}
+
+// warnLiteralKeys warns about an API key written out in a configuration
+// file inside the workspace: the agent's file tools can read the file. The
+// host redacts the key from tool results, but a key belongs in the
+// environment.
+func (l *loader) warnLiteralKeys() {
+	for _, p := range l.cfg.Providers {
+		if p.APIKeyLiteral == nil {
+			continue
+		}
+		file, err := filepath.Abs(p.APIKeyLiteral.Filename)
+		if err != nil || !insideDir(file, l.cfg.Workspace) {
+			continue
+		}
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagWarning,
+			Summary:  "API key written in a file the agent can read",
+			Detail: fmt.Sprintf("provider %q has its api_key written out in %s, which is inside the workspace %s. "+
+				"harness redacts it from tool results, but anything that can read the workspace can read it: "+
+				"use api_key = env(\"%s_API_KEY\") and set the variable instead.",
+				p.Name, file, l.cfg.Workspace, strings.ToUpper(p.Name)),
+			Subject: p.APIKeyLiteral,
+		})
+	}
+}
+
+func insideDir(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

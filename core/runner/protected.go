@@ -60,3 +60,19 @@ func protectedPaths(cfg *config.Config, storePath, selfExe string) []approval.Pr
 }
 
 func quote(s string) string { return `"` + s + `"` }
+
+// secretFiles are the configuration files that hold an API key written
+// out: built-in tools do not read them for the model.
+func secretFiles(cfg *config.Config) []approval.Protected {
+	var out []approval.Protected
+	for _, p := range cfg.Providers {
+		if p.APIKeyLiteral == nil {
+			continue
+		}
+		if abs, err := filepath.Abs(p.APIKeyLiteral.Filename); err == nil {
+			out = append(out, approval.Protected{Path: abs,
+				Why: "a configuration file with the API key of provider " + quote(p.Name) + " written out in it"})
+		}
+	}
+	return out
+}

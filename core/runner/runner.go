@@ -210,7 +210,7 @@ func (r *Runner) build(ctx context.Context) error {
 	reg, hooks, protected := r.registry, r.hooks, r.protected
 	pipeline, err := approval.New(approval.Options{
 		Store: r.store, Session: r.session, Workspace: r.cfg.Workspace, Permissions: r.agent.Permissions,
-		Protected: protected, Recorder: r.rec, Yes: r.opts.Yes, Asker: r.opts.Asker, Logger: r.opts.Logger,
+		Protected: protected, Secret: secretFiles(r.cfg), Recorder: r.rec, Yes: r.opts.Yes, Asker: r.opts.Asker, Logger: r.opts.Logger,
 	})
 	if err != nil {
 		return err
@@ -220,6 +220,7 @@ func (r *Runner) build(ctx context.Context) error {
 		Session: r.session, Agent: r.agent.Name, Whitelist: r.agent.Tools,
 		Approver: pipeline, Recorder: r.rec, Hooks: hooks, Logger: r.opts.Logger,
 		ProgressStoreBytes: progressStoreBytes(r.agent.Permissions),
+		Secrets:            r.secrets(),
 	})
 	if err != nil {
 		return err
@@ -262,6 +263,17 @@ func (r *Runner) prepareTools(ctx context.Context) error {
 	}
 	r.registry, r.hooks, r.protected = reg, hooks, protected
 	return nil
+}
+
+// secrets are the values no tool result may carry: the providers' keys.
+func (r *Runner) secrets() []string {
+	var out []string
+	for _, p := range r.cfg.Providers {
+		if p.APIKey != "" {
+			out = append(out, p.APIKey)
+		}
+	}
+	return out
 }
 
 func (r *Runner) readOnly(name string) bool {

@@ -40,6 +40,9 @@ type Options struct {
 	RepeatLimit, StopLimit int
 	// DefaultTimeout is the deadline of tools that set none; default DefaultTimeout.
 	DefaultTimeout time.Duration
+	// Secrets (the configuration's API keys) are replaced by Redacted in
+	// every result and progress line, before anyone sees it.
+	Secrets []string
 }
 
 // Outcome is what the agent loop gets back for one call.
@@ -68,6 +71,7 @@ type Executor struct {
 	hooks     hookSet
 	log       hclog.Logger
 	repeats   repeats
+	redact    *redactor // nil when there is no secret
 }
 
 // NewExecutor returns an executor of reg's tools for one agent.
@@ -103,6 +107,7 @@ func NewExecutor(reg *Registry, opts Options) (*Executor, error) {
 		opts.DefaultTimeout = DefaultTimeout
 	}
 	return &Executor{
+		redact:    newRedactor(opts.Secrets),
 		reg:       reg,
 		whitelist: slices.Clone(opts.Whitelist),
 		opts:      opts,
@@ -251,7 +256,7 @@ func (c *callRun) phases(ctx context.Context, approved bool) sdk.Result {
 		c.record(ctx, EventToolProgress, ProgressEvent{CallID: c.call.ID, Stream: ch.stream, Text: ch.text})
 	}
 	c.executed = true
-	res = sourceResult(xctx, c.call.Tool, res, xerr, timeout)
+	res = e.redact.result(sourceResult(xctx, c.call.Tool, res, xerr, timeout))
 	e.observe(ctx, c.event(PhasePostExecute, &res))
 	return res
 }
@@ -309,7 +314,7 @@ func (c *callRun) approveHooks(ctx context.Context, kind, summary string) HookDe
 func (c *callRun) progress(ctx context.Context, keeper *progressKeeper) sdk.Progress {
 	return func(stream, text string) {
 		if now := keeper.add(stream, text); now != "" {
-			c.record(ctx, EventToolProgress, ProgressEvent{CallID: c.call.ID, Stream: stream, Text: now})
+			c.record(ctx, EventToolProgress, ProgressEvent{CallID: c.call.ID, Stream: stream, Text: c.e.redact.text(now)})
 		}
 	}
 }
