@@ -117,10 +117,11 @@ func toString(v any) string {
 	return string(b)
 }
 
-// TestControlPlaneAlwaysDoesNotCoverProtected answers "always" to a
-// write_file at a real terminal (a pty made by script(1)); the model's next
-// write_file, to agent.hcl, is still refused by policy without a question,
-// and agent.hcl is unchanged.
+// TestControlPlaneAlwaysDoesNotCoverProtected answers "always" at a real
+// terminal (a pty made by script(1)) to a write_file and to an echo with a
+// redirection; the model's next calls, a write_file and an echo into
+// agent.hcl, are refused by policy without a question, and agent.hcl is
+// unchanged.
 func TestControlPlaneAlwaysDoesNotCoverProtected(t *testing.T) {
 	t.Parallel()
 	script, err := exec.LookPath("script")
@@ -128,34 +129,40 @@ func TestControlPlaneAlwaysDoesNotCoverProtected(t *testing.T) {
 		t.Skip("script(1) (util-linux) is not installed: no pseudo-terminal to answer at")
 	}
 	ws := t.TempDir()
-	const evil = "# rewritten\n"
+	turn := func(id, tool, args string) fakedeepseek.Response {
+		return fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: id, Name: tool, Arguments: args}}})
+	}
 	fake := fakedeepseek.New(t,
-		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "call_1", Name: "write_file", Arguments: `{"path":"notes.md","content":"one\n"}`}}}),
-		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "call_2", Name: "write_file", Arguments: `{"path":"agent.hcl","content":"# rewritten\n"}`}}}),
+		turn("call_1", "write_file", `{"path":"notes.md","content":"one\n"}`),
+		turn("call_2", "terminal", `{"command":"echo two > notes.txt"}`),
+		turn("call_3", "write_file", `{"path":"agent.hcl","content":"# rewritten\n"}`),
+		turn("call_4", "terminal", `{"command":"echo two > agent.hcl"}`),
 	)
 	fake.Repeat(answer)
-	cfg := withTools(deepseekConfig(fake.URL, "", ""), "read_file", "write_file")
+	cfg := withTools(deepseekConfig(fake.URL, "", ""), "read_file", "write_file", "terminal")
 	writeFile(t, filepath.Join(ws, "agent.hcl"), cfg)
 
 	cmd := exec.Command(script, "-qec", harnessBin+" run agent.hcl 'Edit the notes'", "/dev/null")
 	cmd.Dir = ws
 	cmd.Env = testEnv(t, keyEnv)
-	cmd.Stdin = strings.NewReader("a\n")
+	cmd.Stdin = strings.NewReader("a\na\n")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("run at a pty: %v\n%s", err, out)
 	}
-	if got, _ := os.ReadFile(filepath.Join(ws, "notes.md")); string(got) != "one\n" {
-		t.Fatalf("the write answered \"always\" did not land (%q):\n%s", got, out)
+	for f, want := range map[string]string{"notes.md": "one\n", "notes.txt": "two\n"} {
+		if got, _ := os.ReadFile(filepath.Join(ws, f)); string(got) != want {
+			t.Fatalf("the call answered \"always\" did not write %s (%q):\n%s", f, got, out)
+		}
 	}
 	if got, _ := os.ReadFile(filepath.Join(ws, "agent.hcl")); string(got) != cfg {
 		t.Errorf("agent.hcl changed after an \"always\":\n%s", got)
 	}
-	if n := strings.Count(string(out), "? approve"); n != 1 {
-		t.Errorf("asked %d times, want once (the protected write is refused without a question):\n%s", n, out)
+	if n := strings.Count(string(out), "? approve"); n != 2 {
+		t.Errorf("asked %d times, want twice (the protected writes are refused without a question):\n%s", n, out)
 	}
-	if !strings.Contains(string(out), "protected path") {
-		t.Errorf("the refusal is not shown:\n%s", out)
+	if n := strings.Count(string(out), "protected path"); n < 2 {
+		t.Errorf("the two refusals are not shown:\n%s", out)
 	}
 }
 
