@@ -236,7 +236,7 @@ func modelFromProto(pm *providerv1.ModelInfo) ModelInfo {
 }
 
 func messageToProto(m Message) *providerv1.Message {
-	pm := &providerv1.Message{Role: string(m.Role), Content: m.Content, Reasoning: m.Reasoning, ToolCallId: m.ToolCallID, Pinned: m.Pinned}
+	pm := &providerv1.Message{Role: string(m.Role), Content: m.Content, Reasoning: m.Reasoning, ToolCallId: m.ToolCallID, Pinned: m.Pinned, IsError: m.IsError}
 	for _, rb := range m.ReasoningBlocks {
 		pm.ReasoningBlocks = append(pm.ReasoningBlocks, &providerv1.ReasoningBlock{Text: rb.Text, Signature: rb.Signature, Redacted: rb.Redacted})
 	}
@@ -247,7 +247,7 @@ func messageToProto(m Message) *providerv1.Message {
 }
 
 func messageFromProto(pm *providerv1.Message) Message {
-	m := Message{Role: Role(pm.Role), Content: pm.Content, Reasoning: pm.Reasoning, ToolCallID: pm.ToolCallId, Pinned: pm.Pinned}
+	m := Message{Role: Role(pm.Role), Content: pm.Content, Reasoning: pm.Reasoning, ToolCallID: pm.ToolCallId, Pinned: pm.Pinned, IsError: pm.IsError}
 	for _, rb := range pm.ReasoningBlocks {
 		m.ReasoningBlocks = append(m.ReasoningBlocks, ReasoningBlock{Text: rb.Text, Signature: rb.Signature, Redacted: rb.Redacted})
 	}

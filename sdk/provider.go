@@ -59,6 +59,9 @@ type Message struct {
 	// which compaction never drops: providers with explicit prompt caching
 	// place a cache breakpoint after the last pinned message.
 	Pinned bool
+	// IsError marks a RoleTool message whose call failed; its Content says
+	// how (providers with a flag for it, like Anthropic, set it too).
+	IsError bool
 }
 
 // ReasoningBlock is one reasoning block of an assistant turn as the

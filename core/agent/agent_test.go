@@ -50,7 +50,7 @@ func TestRebuild(t *testing.T) {
 		{Role: sdk.RoleAssistant, Content: "looking", Reasoning: "r1",
 			ReasoningBlocks: []sdk.ReasoningBlock{{Text: "r1", Signature: "EqSig+/="}, {Signature: "ENC", Redacted: true}}, ToolCalls: []sdk.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a"}`}, {ID: "c2", Name: "terminal", Arguments: `{"command":"ls"}`}}},
 		{Role: sdk.RoleTool, ToolCallID: "c1", Content: "A"},
-		{Role: sdk.RoleTool, ToolCallID: "c2", Content: "error (pending_approval): awaits approval as a-1\nawaits approval"},
+		{Role: sdk.RoleTool, ToolCallID: "c2", Content: "error (pending_approval): awaits approval as a-1\nawaits approval", IsError: true},
 		{Role: sdk.RoleAssistant, Content: "done"},
 		{Role: sdk.RoleUser, Content: "more"},
 		{Role: sdk.RoleUser, Content: "[Update] Your terminal call c2 (action a-1) was approved and ran. Result:\na\nb"},

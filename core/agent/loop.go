@@ -182,7 +182,7 @@ func (l *Loop) Run(ctx context.Context, msgs []sdk.Message) ([]sdk.Message, Outc
 		}
 		outcomes := l.runTools(ctx, msg.ToolCalls)
 		for _, o := range outcomes {
-			msgs = append(msgs, sdk.Message{Role: sdk.RoleTool, ToolCallID: o.Call.ID, Content: ToolContent(o.Result)})
+			msgs = append(msgs, sdk.Message{Role: sdk.RoleTool, ToolCallID: o.Call.ID, Content: ToolContent(o.Result), IsError: o.Result.Err != nil})
 			if o.Pending {
 				l.pending[o.ActionID] = true
 			}

@@ -115,7 +115,8 @@ func Rebuild(events []session.Event) (Resumed, error) {
 	for _, m := range msgs {
 		r.Messages = append(r.Messages, m)
 		for _, tc := range m.ToolCalls {
-			r.Messages = append(r.Messages, sdk.Message{Role: sdk.RoleTool, ToolCallID: tc.ID, Content: resultContent(results[tc.ID])})
+			res := results[tc.ID]
+			r.Messages = append(r.Messages, sdk.Message{Role: sdk.RoleTool, ToolCallID: tc.ID, Content: resultContent(res), IsError: res.Error != nil})
 		}
 	}
 	for _, d := range late {

@@ -58,6 +58,7 @@ type wireBlock struct {
 	// tool_result
 	ToolUseID string       `json:"tool_use_id,omitempty"`
 	Content   []*wireBlock `json:"content,omitempty"`
+	IsError   bool         `json:"is_error,omitempty"`
 
 	CacheControl *cacheControl `json:"cache_control,omitempty"`
 }
@@ -221,7 +222,7 @@ func toolResult(m sdk.Message) *wireBlock {
 	if strings.TrimSpace(content) == "" {
 		content = "(no output)" // the API refuses empty text blocks
 	}
-	return &wireBlock{Type: "tool_result", ToolUseID: m.ToolCallID, Content: []*wireBlock{{Type: "text", Text: content}}}
+	return &wireBlock{Type: "tool_result", ToolUseID: m.ToolCallID, Content: []*wireBlock{{Type: "text", Text: content}}, IsError: m.IsError}
 }
 
 // toolChoice maps the SDK's choice. With thinking on the API accepts only

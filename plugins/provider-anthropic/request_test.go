@@ -15,7 +15,7 @@ func conversation() []sdk.Message {
 		{Role: sdk.RoleAssistant, Content: "Looking.", Reasoning: "plan", ReasoningBlocks: []sdk.ReasoningBlock{{Text: "plan", Signature: "SIG"}, {Signature: "ENC", Redacted: true}},
 			ToolCalls: []sdk.ToolCall{{ID: "toolu_1", Name: "read_file", Arguments: `{"path":"a"}`}, {ID: "toolu_2", Name: "terminal", Arguments: ""}}},
 		{Role: sdk.RoleTool, ToolCallID: "toolu_1", Content: "contents"},
-		{Role: sdk.RoleTool, ToolCallID: "toolu_2", Content: ""},
+		{Role: sdk.RoleTool, ToolCallID: "toolu_2", Content: "", IsError: true},
 		{Role: sdk.RoleUser, Content: "[Update] approved"},
 	}
 }
@@ -47,7 +47,7 @@ func TestBuildRequestShape(t *testing.T) {
 		t.Errorf("assistant blocks %s", marshalled(t, w))
 	}
 	u := w.Messages[2].Content
-	if len(u) != 3 || u[0].ToolUseID != "toolu_1" || u[1].ToolUseID != "toolu_2" || u[1].Content[0].Text != "(no output)" || u[2].Type != "text" {
+	if len(u) != 3 || u[0].ToolUseID != "toolu_1" || u[1].ToolUseID != "toolu_2" || u[1].Content[0].Text != "(no output)" || u[0].IsError || !u[1].IsError || u[2].Type != "text" {
 		t.Errorf("results and the update share one user turn: %s", marshalled(t, w))
 	}
 	if w.Thinking == nil || w.Thinking.BudgetTokens != 2000 || w.MaxTokens != 64000 || w.Temperature != nil || w.ToolChoice.Type != "auto" {

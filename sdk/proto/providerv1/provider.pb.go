@@ -473,7 +473,9 @@ type Message struct {
 	ReasoningBlocks []*ReasoningBlock `protobuf:"bytes,6,rep,name=reasoning_blocks,json=reasoningBlocks,proto3" json:"reasoning_blocks,omitempty"`
 	// pinned marks the conversation's stable head (system prompt, task): it is never compacted,
 	// so providers with explicit prompt caching place a cache breakpoint after it.
-	Pinned        bool `protobuf:"varint,7,opt,name=pinned,proto3" json:"pinned,omitempty"`
+	Pinned bool `protobuf:"varint,7,opt,name=pinned,proto3" json:"pinned,omitempty"`
+	// is_error marks a "tool" message whose call failed (Anthropic's tool_result is_error).
+	IsError       bool `protobuf:"varint,8,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -553,6 +555,13 @@ func (x *Message) GetReasoningBlocks() []*ReasoningBlock {
 func (x *Message) GetPinned() bool {
 	if x != nil {
 		return x.Pinned
+	}
+	return false
+}
+
+func (x *Message) GetIsError() bool {
+	if x != nil {
+		return x.IsError
 	}
 	return false
 }
@@ -1590,7 +1599,7 @@ const file_providerv1_provider_proto_rawDesc = "" +
 	"\bToolCall\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12%\n" +
-	"\x0earguments_json\x18\x03 \x01(\tR\rargumentsJson\"\x9d\x02\n" +
+	"\x0earguments_json\x18\x03 \x01(\tR\rargumentsJson\"\xb8\x02\n" +
 	"\aMessage\x12\x12\n" +
 	"\x04role\x18\x01 \x01(\tR\x04role\x12\x18\n" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12\x1c\n" +
@@ -1600,7 +1609,8 @@ const file_providerv1_provider_proto_rawDesc = "" +
 	"\ftool_call_id\x18\x05 \x01(\tR\n" +
 	"toolCallId\x12N\n" +
 	"\x10reasoning_blocks\x18\x06 \x03(\v2#.harness.provider.v1.ReasoningBlockR\x0freasoningBlocks\x12\x16\n" +
-	"\x06pinned\x18\a \x01(\bR\x06pinned\"^\n" +
+	"\x06pinned\x18\a \x01(\bR\x06pinned\x12\x19\n" +
+	"\bis_error\x18\b \x01(\bR\aisError\"^\n" +
 	"\x0eReasoningBlock\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x1c\n" +
 	"\tsignature\x18\x02 \x01(\tR\tsignature\x12\x1a\n" +
