@@ -55,3 +55,17 @@ func TestFingerprintChanges(t *testing.T) {
 		t.Error("an empty fingerprint reads as unchanged")
 	}
 }
+
+// FuzzFingerprintChanges: a fingerprint compared with itself has no
+// changes, and nothing panics on a malformed one.
+func FuzzFingerprintChanges(f *testing.F) {
+	f.Add("abc agent.hcl\nabsent .harness.lock.hcl\n", "abd agent.hcl\n")
+	f.Add("", "x")
+	f.Add(" \n \n", "a b c\n")
+	f.Fuzz(func(t *testing.T, was, now string) {
+		if got := FingerprintChanges(was, was); len(got) != 0 {
+			t.Errorf("FingerprintChanges(x, x) = %q, want none", got)
+		}
+		_ = FingerprintChanges(was, now)
+	})
+}

@@ -181,3 +181,30 @@ func TestImportLegacy(t *testing.T) {
 		t.Errorf("import of a missing store = %d, %v", n, err)
 	}
 }
+
+// FuzzStorePath: any --store value either names an absolute file or is
+// refused with an error that never shows a URL's password.
+func FuzzStorePath(f *testing.F) {
+	for _, s := range []string{"x.db", "/a/b.db", "sqlite:///a/b.db", "sqlite://", "postgres://u:pw@h/db", "a://b", "://", "file://x", "u:pw@x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if v == "" {
+			return
+		}
+		p, err := Locator{Store: v, Getenv: func(string) string { return "" }}.StorePath()
+		if err != nil {
+			if _, rest, ok := strings.Cut(v, "://"); ok {
+				if at := strings.LastIndex(rest, "@"); at > 0 {
+					if _, pw, ok := strings.Cut(rest[:at], ":"); ok && len(pw) > 3 && strings.Contains(err.Error(), ":"+pw+"@") {
+						t.Errorf("error %q shows the password of %q", err, v)
+					}
+				}
+			}
+			return
+		}
+		if !filepath.IsAbs(p) {
+			t.Errorf("StorePath(%q) = %q, not absolute", v, p)
+		}
+	})
+}
