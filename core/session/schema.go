@@ -92,6 +92,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	if v == schemaVersion() {
 		return nil
 	}
+	if s.readOnly {
+		return s.fail("open", fmt.Errorf("the store has schema version %d, older than this harness's %d, and it is read-only: open it once with write access to upgrade it", v, schemaVersion()))
+	}
 	return s.write(ctx, "migrate schema", func(tx *sql.Tx) error {
 		// Another process may have migrated between the read above and the
 		// write lock taken by this transaction.

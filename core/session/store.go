@@ -29,6 +29,7 @@ type Store struct {
 	// appendEvent is Append's statement, prepared once: parsing it took
 	// most of an append's time.
 	appendEvent *sql.Stmt
+	readOnly    bool // opened read-only: see OpenFile
 }
 
 // Open opens the store in the database file path (see Locator.StorePath),
@@ -47,9 +48,12 @@ func Open(path string) (*Store, error) {
 }
 
 // OpenFile opens the store in the database file path, creating the file (but
-// not its folder) when it is missing, and brings its schema up to date.
+// not its folder) when it is missing, and brings its schema up to date. A
+// store that this process may not write (a read-only mount, an immutable
+// file, permissions) is opened read-only: everything can be read, and
+// every write fails with an error that says why.
 func OpenFile(path string) (*Store, error) {
-	return openFile(path, false)
+	return openFile(path, readOnlyStore(path))
 }
 
 // openFile opens path; readOnly opens it with SQLite's mode=ro, which the
@@ -63,9 +67,21 @@ func openFile(path string, readOnly bool) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session store %s: open: %w", abs, err)
 	}
-	s := &Store{db: db, path: abs, gate: make(chan struct{}, 1)}
+	s := &Store{db: db, path: abs, gate: make(chan struct{}, 1), readOnly: readOnly}
 	ctx := context.Background()
-	if err := db.PingContext(ctx); err != nil {
+	err = db.PingContext(ctx)
+	if err != nil && readOnly {
+		// Reading a WAL database needs its -shm file, which a read-only
+		// folder cannot get: read the database file alone. Commits still in
+		// a -wal file that no checkpoint moved in are not seen.
+		_ = db.Close()
+		if db, err = sql.Open("sqlite", dsn(abs, readOnly)+"&immutable=1"); err != nil {
+			return nil, fmt.Errorf("session store %s: open: %w", abs, err)
+		}
+		s.db = db
+		err = db.PingContext(ctx)
+	}
+	if err != nil {
 		_ = db.Close()
 		return nil, s.fail("open", err)
 	}
