@@ -101,7 +101,12 @@ func (c *cli) run(args []string, f runFlags) error {
 		return err
 	}
 	lines := newLineReader(in)
-	opts := runner.Options{Config: cfg, Agent: f.agent, StorePath: storePath, Builtins: builtinCatalog(), Logger: c.logger, Yes: f.yes, Sink: view.event, AcceptConfigChange: f.acceptConfig}
+	tel, err := c.startTelemetry(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer c.stopTelemetry(ctx, tel) // after r.Close: every event is in
+	opts := runner.Options{Config: cfg, Agent: f.agent, StorePath: storePath, Builtins: builtinCatalog(), Logger: c.logger, Yes: f.yes, Sink: tel.Wrap(view.event), AcceptConfigChange: f.acceptConfig}
 	if stdinTTY && !f.noInput {
 		opts.Asker = &ttyAsker{lines: lines, out: c.stderr, view: view}
 	}

@@ -61,6 +61,7 @@ type Config struct {
 	Hooks      []*Hook
 	MCPServers []*MCPServer
 	Agents     []*Agent
+	Telemetry  *Telemetry // nil without a telemetry block
 
 	// Files maps each diagnostic filename to its parsed file, for source snippets.
 	Files map[string]*hcl.File

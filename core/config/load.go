@@ -31,6 +31,7 @@ var rootSchema = &hcl.BodySchema{
 		{Type: blockHook, LabelNames: []string{"name"}},
 		{Type: blockMCP, LabelNames: []string{"name"}},
 		{Type: blockAgent, LabelNames: []string{"name"}},
+		{Type: blockTelemetry},
 	},
 }
 
@@ -236,6 +237,7 @@ func (l *loader) decode(sources []*source) {
 			l.cfg.Agents = append(l.cfg.Agents, a)
 		}
 	}
+	l.decodeTelemetry(byType[blockTelemetry])
 	if len(byType[blockAgent]) == 0 {
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagWarning,
