@@ -64,7 +64,35 @@ need_chromium() {
   die "no Chromium on PATH: the browser tests of sessions view need it; install the chromium package (or set HARNESS_CHROMIUM to a Chrome binary) and rerun"
 }
 
-services=(mcp_servers chromium)
+# Jaeger v2, the OpenTelemetry backend the telemetry test exports to
+# (internal/jaegertest starts it on free ports). Built once from the module
+# proxy into the cache, in a module of its own, so go.mod does not carry
+# Jaeger's dependencies.
+need_jaeger() {
+  export HARNESS_TEST_JAEGER=required # the telemetry test fails instead of skipping
+  local version=v1.76.0
+  local dir="${XDG_CACHE_HOME:-$HOME/.cache}/harness-test/jaeger-$version"
+  if [ -n "${HARNESS_JAEGER:-}" ]; then
+    [ -x "$HARNESS_JAEGER" ] || die "HARNESS_JAEGER=$HARNESS_JAEGER is not an executable: point it at a jaeger v2 binary, or unset it"
+    return 0
+  fi
+  export HARNESS_JAEGER="$dir/jaeger"
+  [ -x "$HARNESS_JAEGER" ] && return 0
+  say "building Jaeger $version for the telemetry test, once, into $dir (a few minutes)"
+  local mod
+  mod="$(mktemp -d)"
+  at_exit "rm -rf '$mod'"
+  mkdir -p "$dir"
+  (
+    cd "$mod" &&
+      go mod init harness-test/jaeger >/dev/null 2>&1 &&
+      go get -tool "github.com/jaegertracing/jaeger/cmd/jaeger@$version" &&
+      go build -o "$dir/jaeger.partial" github.com/jaegertracing/jaeger/cmd/jaeger
+  ) || die "could not build Jaeger $version (needs the Go module proxy); set HARNESS_JAEGER to a jaeger v2 binary and rerun"
+  mv "$dir/jaeger.partial" "$HARNESS_JAEGER"
+}
+
+services=(mcp_servers chromium jaeger)
 
 # ---- go test -------------------------------------------------------------
 
