@@ -38,6 +38,8 @@ func BenchmarkQuickstartRSS(b *testing.B) {
 	for range b.N {
 		cmd := exec.Command(harnessBin, "run", "--no-input", "agent.hcl", "Summarize the open TODOs")
 		cmd.Dir = dir
+		// The runs' sessions stay out of the user's store.
+		cmd.Env = append(os.Environ(), "HARNESS_STATE_DIR="+filepath.Join(dir, "state"))
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
 		}
