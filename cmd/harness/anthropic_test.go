@@ -277,3 +277,41 @@ func TestAnthropicThirtyTurnPrefixCache(t *testing.T) {
 		}
 	}
 }
+
+// TestAnthropicWideTurnsStillReadTheCache: a turn of twelve parallel tool
+// calls adds more blocks than the API looks back (20) from a breakpoint;
+// the breakpoint at the end of the previous request's prompt still finds
+// what that request wrote.
+func TestAnthropicWideTurnsStillReadTheCache(t *testing.T) {
+	t.Parallel()
+	fake := fakeanthropic.New(t)
+	files := map[string]string{}
+	for turn := 0; turn < 4; turn++ {
+		var calls []fakeanthropic.ToolCall
+		for i := 0; i < 12; i++ {
+			name := fmt.Sprintf("notes/t%d-n%02d.md", turn, i)
+			files[name] = fmt.Sprintf("note %d of turn %d\n", i, turn)
+			calls = append(calls, fakeanthropic.ToolCall{ID: fmt.Sprintf("toolu_%d_%02d", turn, i), Name: "read_file", Input: fmt.Sprintf(`{"path":%q}`, name)})
+		}
+		fake.Enqueue(fakeanthropic.Scripted(fakeanthropic.Turn{ToolCalls: calls}))
+	}
+	fake.Enqueue(fakeanthropic.Scripted(fakeanthropic.Turn{Text: "done"}))
+	task := "Read every note, twelve at a time. " + strings.Repeat("All of them, please. ", 250)
+	run := runAnthropic(t, anthropicConfig(fake.URL, ""), task, files)
+	if run.result.code != 0 {
+		t.Fatalf("exit %d\n%s", run.result.code, run.result.stderr)
+	}
+	var hits, ideal int64
+	var prev int64
+	for i, u := range eventsOf(run, "llm.usage") {
+		if i > 0 {
+			hits += int64(u["cache_hit_tokens"].(float64))
+			ideal += prev
+		}
+		prev = int64(u["prompt_tokens"].(float64))
+	}
+	t.Logf("cache reads on turns 2..5: %d of an ideal %d tokens (%.1f%%)", hits, ideal, 100*float64(hits)/float64(ideal))
+	if float64(hits) < 0.95*float64(ideal) {
+		t.Errorf("wide turns lose the cache: %d of %d tokens read", hits, ideal)
+	}
+}

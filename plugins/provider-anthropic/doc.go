@@ -36,10 +36,11 @@
 // thinking off, or by another provider of a fallback list) goes without
 // thinking, which the API would otherwise refuse.
 //
-// Prompt caching is automatic: cache_control breakpoints on the last
-// tool, the last system block, the last pinned message (the task) and the
-// newest message — never more than the API's four — so each turn reads the
-// prefix the previous one wrote.
+// Prompt caching is automatic: cache_control breakpoints after the system
+// prompt (or the last tool), the last pinned message (the task), the end of
+// the previous request's prompt and the newest message — never more than
+// the API's four — so each turn reads exactly the prefix the previous one
+// wrote, however many blocks a turn adds.
 //
 // # Streams
 //

@@ -20,8 +20,6 @@ const (
 	// answerTokens is how much room above the thinking budget max_tokens
 	// keeps for the answer when the model's own max_output is too small.
 	answerTokens = 4096
-	// maxBreakpoints is how many cache_control blocks the API allows.
-	maxBreakpoints = 4
 )
 
 // wireRequest is the body of POST /v1/messages.
@@ -243,34 +241,41 @@ func toolChoice(choice string, thinking bool) *wireToolChoice {
 	return &wireToolChoice{Type: "tool", Name: choice}
 }
 
-// placeBreakpoints marks up to four cache_control breakpoints, in the
-// API's prefix order tools → system → messages: the last tool, the last
-// system block, the end of the pinned head (the task) and the newest
-// message. The first three are the stable prefix every turn shares; the
-// last writes this turn's prefix, which the next turn reads (the API looks
-// for an earlier entry up to 20 blocks before each breakpoint).
+// placeBreakpoints marks up to four cache_control breakpoints. The API's
+// prefix order is tools → system → messages, so one breakpoint after the
+// system prompt (after the last tool when there is none) caches both. Then
+// the end of the pinned head (the task); the end of the previous request's
+// prompt (the turn before the newest assistant message), which is exactly
+// where that request wrote, so it is read even when a turn of many
+// parallel tool calls adds more blocks than the API looks back (20) from
+// a breakpoint; and the newest message, which writes this turn's prefix
+// for the next.
 func (w *wireRequest) placeBreakpoints(pinned int) {
-	mark := func(b *wireBlock) { b.CacheControl = &cacheControl{Type: "ephemeral"} }
-	n := 0
-	if len(w.Tools) > 0 {
-		w.Tools[len(w.Tools)-1].CacheControl = &cacheControl{Type: "ephemeral"}
-		n++
-	}
-	if len(w.System) > 0 {
-		mark(w.System[len(w.System)-1])
-		n++
+	switch {
+	case len(w.System) > 0:
+		w.System[len(w.System)-1].CacheControl = ephemeral()
+	case len(w.Tools) > 0:
+		w.Tools[len(w.Tools)-1].CacheControl = ephemeral()
 	}
 	last := len(w.Messages) - 1
-	for _, i := range []int{pinned, last} {
-		if i < 0 || n >= maxBreakpoints {
+	previous := -1
+	for i := last; i >= 0; i-- {
+		if w.Messages[i].Role == "assistant" {
+			previous = i - 1
+			break
+		}
+	}
+	for _, i := range []int{pinned, previous, last} {
+		if i < 0 {
 			continue
 		}
 		if b := lastCacheable(w.Messages[i].Content); b != nil && b.CacheControl == nil {
-			mark(b)
-			n++
+			b.CacheControl = ephemeral()
 		}
 	}
 }
+
+func ephemeral() *cacheControl { return &cacheControl{Type: "ephemeral"} }
 
 // lastCacheable is the last block that may carry cache_control (thinking
 // blocks may not).

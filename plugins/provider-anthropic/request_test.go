@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -57,12 +58,38 @@ func TestBuildRequestShape(t *testing.T) {
 		t.Errorf("a tool without parameters: %s", w.Tools[1].InputSchema)
 	}
 	body := marshalled(t, w)
-	if n := strings.Count(body, `"cache_control"`); n != 4 {
-		t.Errorf("%d breakpoints, want 4: %s", n, body)
+	if n := strings.Count(body, `"cache_control"`); n != 3 {
+		t.Errorf("%d breakpoints, want 3: %s", n, body)
 	}
-	// Tools, system, the task (pinned), the newest message.
-	if w.Tools[1].CacheControl == nil || w.System[0].CacheControl == nil || w.Messages[0].Content[0].CacheControl == nil || u[2].CacheControl == nil {
+	// System (which caches the tools before it), the task (pinned, also
+	// the end of the previous request), the newest message.
+	if w.Tools[1].CacheControl != nil || w.System[0].CacheControl == nil || w.Messages[0].Content[0].CacheControl == nil || u[2].CacheControl == nil {
 		t.Errorf("breakpoints misplaced: %s", body)
+	}
+}
+
+// TestFourBreakpointsInALongConversation: system, task, the end of the
+// previous request and the newest message; never more than the API's 4.
+func TestFourBreakpointsInALongConversation(t *testing.T) {
+	t.Parallel()
+	msgs := conversation()
+	for i := 0; i < 3; i++ {
+		id := fmt.Sprintf("toolu_x%d", i)
+		msgs = append(msgs, sdk.Message{Role: sdk.RoleAssistant, ToolCalls: []sdk.ToolCall{{ID: id, Name: "read_file", Arguments: "{}"}}},
+			sdk.Message{Role: sdk.RoleTool, ToolCallID: id, Content: "r"})
+	}
+	w := buildRequest(sdk.StreamRequest{Model: sdk.ModelInfo{ID: "m"}, Messages: msgs, Tools: []sdk.ToolDefinition{{Name: "read_file"}}})
+	body := marshalled(t, w)
+	if n := strings.Count(body, `"cache_control"`); n != 4 {
+		t.Fatalf("%d breakpoints, want 4: %s", n, body)
+	}
+	n := len(w.Messages)
+	if w.Messages[n-3].Content[0].CacheControl == nil || w.Messages[n-1].Content[0].CacheControl == nil {
+		t.Errorf("the previous request's end and the newest message carry no breakpoint: %s", body)
+	}
+	w = buildRequest(sdk.StreamRequest{Model: sdk.ModelInfo{ID: "m"}, Messages: msgs[1:], Tools: []sdk.ToolDefinition{{Name: "read_file"}}})
+	if w.Tools[0].CacheControl == nil {
+		t.Errorf("without a system prompt the last tool carries the first breakpoint: %s", marshalled(t, w))
 	}
 }
 
@@ -93,7 +120,7 @@ func TestBreakpointsOnAFirstTurn(t *testing.T) {
 	}{
 		{"task only", sdk.StreamRequest{Messages: []sdk.Message{{Role: sdk.RoleUser, Content: "hi", Pinned: true}}}, 1},
 		{"system and task", sdk.StreamRequest{Messages: []sdk.Message{{Role: sdk.RoleSystem, Content: "s", Pinned: true}, {Role: sdk.RoleUser, Content: "hi", Pinned: true}}}, 2},
-		{"nothing pinned", sdk.StreamRequest{Messages: []sdk.Message{{Role: sdk.RoleUser, Content: "a"}, {Role: sdk.RoleAssistant, Content: "b"}, {Role: sdk.RoleUser, Content: "c"}}}, 1},
+		{"nothing pinned", sdk.StreamRequest{Messages: []sdk.Message{{Role: sdk.RoleUser, Content: "a"}, {Role: sdk.RoleAssistant, Content: "b"}, {Role: sdk.RoleUser, Content: "c"}}}, 2},
 		{"thinking last", sdk.StreamRequest{Thinking: true, Messages: []sdk.Message{{Role: sdk.RoleUser, Content: "a", Pinned: true},
 			{Role: sdk.RoleAssistant, ReasoningBlocks: []sdk.ReasoningBlock{{Text: "t", Signature: "s"}}}}}, 1},
 	}
