@@ -179,7 +179,7 @@ func (c *cli) sessionExecutor(ctx context.Context, store *session.Store, id, doi
 	}
 	r, err := runner.Open(ctx, runner.Options{Config: cfg, Agent: info.Agent, StorePath: store.Path(), Builtins: builtinCatalog(), Logger: c.logger})
 	if err != nil {
-		return nil, nil, exitf(exitFailed, "%v", err)
+		return nil, nil, c.openError(cfg, err)
 	}
 	ex, err := r.Executor(ctx, info.ID)
 	if err != nil {

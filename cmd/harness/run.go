@@ -77,6 +77,11 @@ func (c *cli) run(args []string, f runFlags) error {
 	if cfg.Agent(f.agent) == nil {
 		return c.noSuchAgent(args[0], cfg, f.agent)
 	}
+	// A key that is not set is a configuration problem, reported before
+	// any plugin starts or request goes out.
+	if diags := config.CheckAPIKeys(cfg); diags.HasErrors() {
+		return c.printDiagnostics(cfg.Files, diags, false)
+	}
 	in := bufio.NewReader(c.stdin)
 	task := ""
 	resuming := f.resume != "" || f.cont
@@ -115,7 +120,7 @@ func (c *cli) run(args []string, f runFlags) error {
 		if why := stoppedBy(ctx); why != nil {
 			return exitf(why.code, "%v while starting", why)
 		}
-		return exitf(exitFailed, "%v", err)
+		return c.openError(cfg, err)
 	}
 	defer r.Close()
 
@@ -240,6 +245,17 @@ func (c *cli) latestSession(ctx context.Context, r *runner.Runner, cfg *config.C
 		}
 	}
 	return "", exitf(exitUsage, "--continue: agent %q of %s has no session yet; start one with harness run %s TASK", r.Agent().Name, cfg.Path, cfg.Path)
+}
+
+// openError is the exit of a run that could not open: a configuration
+// problem is reported as `validate` reports it (exit 2), anything else is
+// a failed run.
+func (c *cli) openError(cfg *config.Config, err error) error {
+	var ce *runner.ConfigError
+	if errors.As(err, &ce) {
+		return c.printDiagnostics(cfg.Files, ce.Diags, false)
+	}
+	return exitf(exitFailed, "%v", err)
 }
 
 // noSuchAgent is the usage error of an --agent that names no agent.

@@ -39,6 +39,7 @@ func (c *cli) validate(ctx context.Context, path string, asJSON bool) error {
 	diags = append(warnings, diags...)
 	defer host.Close()
 	diags = append(diags, config.CheckIntegrity(cfg)...)
+	diags = append(diags, config.CheckAPIKeys(cfg)...)
 	// Describe failures are reported per plugin by Diagnostics.
 	_ = cat.Describe(ctx)
 	diags = append(diags, cat.Diagnostics()...)

@@ -321,13 +321,27 @@ func (l *Loop) request(ctx context.Context, msgs []sdk.Message) (llm.AssistantMe
 	return msg, nil
 }
 
+// announcer is implemented by tools that record the calls of a turn up
+// front (*tools.Executor): the event log then has them in the model's
+// order even when they run concurrently.
+type announcer interface {
+	Announce(ctx context.Context, calls ...sdk.Call)
+}
+
 // runTools runs a turn's calls: the read-only ones concurrently, the
 // others one after another, results in call order.
-func (l *Loop) runTools(ctx context.Context, calls []sdk.ToolCall) []tools.Outcome {
-	out := make([]tools.Outcome, len(calls))
+func (l *Loop) runTools(ctx context.Context, toolCalls []sdk.ToolCall) []tools.Outcome {
+	out := make([]tools.Outcome, len(toolCalls))
+	calls := make([]sdk.Call, len(toolCalls))
+	for i, c := range toolCalls {
+		calls[i] = sdk.Call{ID: c.ID, Tool: c.Name, Arguments: json.RawMessage(c.Arguments)}
+	}
+	if a, ok := l.tools.(announcer); ok && len(calls) > 1 {
+		a.Announce(ctx, calls...)
+	}
 	var wg sync.WaitGroup
-	for i, c := range calls {
-		call := sdk.Call{ID: c.ID, Tool: c.Name, Arguments: json.RawMessage(c.Arguments)}
+	for i, call := range calls {
+		c := toolCalls[i]
 		if l.cfg.ReadOnly(c.Name) {
 			wg.Add(1)
 			go func() {

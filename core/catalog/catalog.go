@@ -227,6 +227,26 @@ func (c *Catalog) HasTool(name string) bool {
 	return ok
 }
 
+// ToolNames lists every tool the catalog knows (built-in and described),
+// sorted: config.Check suggests the nearest for an unknown one.
+func (c *Catalog) ToolNames() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seen := map[string]bool{}
+	for name := range c.owner {
+		seen[name] = true
+	}
+	for name := range c.static {
+		seen[name] = true
+	}
+	out := make([]string, 0, len(seen))
+	for name := range seen {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // ConfigSchema implements config.Catalog.
 func (c *Catalog) ConfigSchema(plugin string) []byte {
 	p, ok := c.Plugin(plugin)

@@ -85,8 +85,47 @@ func unknownTool(cfg *Config, cat Catalog, tool string) string {
 		return fmt.Sprintf("no built-in or declared plugin offers a tool named %q, and no mcp %q is declared.",
 			tool, server)
 	}
-	return fmt.Sprintf("no built-in or declared plugin offers a tool named %q; "+
-		"`harness plugins list` shows the tools that exist.", tool)
+	detail := fmt.Sprintf("no built-in or declared plugin offers a tool named %q; ", tool)
+	if names, ok := cat.(interface{ ToolNames() []string }); ok {
+		if near := nearest(tool, names.ToolNames()); near != "" {
+			detail += fmt.Sprintf("did you mean %q? ", near)
+		}
+	}
+	return detail + "`harness plugins list` shows the tools that exist."
+}
+
+// nearest is the candidate closest to name by edit distance, when it is
+// close enough to be a typo (at most a third of the name, and 3); "" when
+// none is.
+func nearest(name string, candidates []string) string {
+	best, bestD := "", min(3, max(1, len(name)/3))+1
+	for _, c := range candidates {
+		if d := editDistance(name, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func checkPluginConfig(p *Plugin, schema []byte) hcl.Diagnostics {

@@ -93,6 +93,11 @@ type Provider struct {
 	// APIKeyLiteral is where api_key is written out in the file, rather
 	// than read with env(); nil otherwise.
 	APIKeyLiteral *hcl.Range
+	// APIKeyEnv is NAME when api_key = env("NAME"), so that an unset
+	// variable is reported by name (CheckAPIKeys); APIKeyRange is the
+	// attribute's value.
+	APIKeyEnv   string
+	APIKeyRange hcl.Range
 }
 
 // Model is a model block: a model of a provider, with the values that override what

@@ -42,9 +42,13 @@ func (l *loader) decodeProvider(it item) *Provider {
 	if a.nonEmptyStr("plugin", &p.Plugin) {
 		p.PluginRange = a.rangeOf("plugin")
 	}
-	if a.str("api_key", &p.APIKey) && len(p.APIKey) >= minSecretLen && isLiteral(a.m["api_key"].Expr) {
+	if a.str("api_key", &p.APIKey) {
 		rng := a.rangeOf("api_key")
-		p.APIKeyLiteral = &rng
+		p.APIKeyRange = rng
+		p.APIKeyEnv = envCallName(a.m["api_key"].Expr)
+		if len(p.APIKey) >= minSecretLen && isLiteral(a.m["api_key"].Expr) {
+			p.APIKeyLiteral = &rng
+		}
 	}
 	if a.str("base_url", &p.BaseURL) && p.BaseURL != "" {
 		if u, err := url.Parse(p.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

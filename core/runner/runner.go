@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/harness-agent/harness/core/agent"
 	"github.com/harness-agent/harness/core/approval"
@@ -97,20 +98,26 @@ func Open(ctx context.Context, opts Options) (*Runner, error) {
 	cat, diags := catalog.New(cfg, host, opts.Builtins)
 	if diags.HasErrors() {
 		host.Close()
-		return nil, errors.New(diags.Error())
+		return nil, &ConfigError{Diags: diags}
 	}
 	r.catalog = cat
-	// Start the agent's tool plugins while the providers start: a run pays
-	// for the slowest start, not the sum. Build reports any failure.
+	// Start the tool plugins while the providers start: a run pays for the
+	// slowest start, not the sum. What they offer is checked against the
+	// configuration as `validate` checks it, before any session exists.
 	r.warmed = make(chan struct{})
 	go func() {
 		defer close(r.warmed)
 		_ = cat.DescribeFor(ctx, ag.Tools)
 	}()
-	if err := r.openModels(ctx); err != nil {
-		<-r.warmed
+	modelsErr := r.openModels(ctx)
+	<-r.warmed
+	if diags := r.check(); diags.HasErrors() && ctx.Err() == nil {
 		host.Close()
-		return nil, err
+		return nil, &ConfigError{Diags: diags}
+	}
+	if modelsErr != nil {
+		host.Close()
+		return nil, modelsErr
 	}
 	if r.store, err = openStore(ctx, opts.StorePath, cfg.Workspace); err != nil {
 		<-r.warmed
@@ -118,6 +125,40 @@ func Open(ctx context.Context, opts Options) (*Runner, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// ConfigError is a problem of the configuration found when the run
+// opened: the diagnostics `validate` reports for it.
+type ConfigError struct{ Diags hcl.Diagnostics }
+
+func (e *ConfigError) Error() string { return e.Diags.Error() }
+
+// check is what `validate` checks, for what this run uses, once the
+// agent's tool plugins described what they offer: plugins that cannot
+// start (checksum mismatch included), the agent's tool names and the
+// config blocks of the plugins that started. Plugins the agent does not
+// need are not started, so their problems are left to `validate`.
+func (r *Runner) check() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	sub := *r.cfg
+	sub.Agents = []*config.Agent{r.agent}
+	sub.Plugins = nil
+	for _, p := range r.cfg.Plugins {
+		cp, ok := r.catalog.Plugin(p.Name)
+		switch {
+		case !ok || cp.Err == nil && cp.Info.Name == "" && len(cp.Info.Tools) == 0:
+			// not started: nothing this run relies on
+		case cp.Err != nil:
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Plugin unusable",
+				Detail: cp.Err.Error(), Subject: p.DeclRange.Ptr()})
+		default:
+			sub.Plugins = append(sub.Plugins, p)
+		}
+	}
+	if !diags.HasErrors() {
+		diags = append(diags, config.Check(&sub, r.catalog)...)
+	}
+	return diags
 }
 
 // openStore opens the store at path and imports the sessions of the

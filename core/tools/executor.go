@@ -72,6 +72,8 @@ type Executor struct {
 	log       hclog.Logger
 	repeats   repeats
 	redact    *redactor // nil when there is no secret
+
+	announced sync.Map // call id -> true: tool.call recorded by Announce
 }
 
 // NewExecutor returns an executor of reg's tools for one agent.
@@ -133,6 +135,23 @@ func (e *Executor) CountPrior(calls ...sdk.Call) {
 	}
 }
 
+// Announce records the tool.call event of each call now, in the order
+// given (the model's), so that calls that then run concurrently appear in
+// the event log in the order the model made them; Run does not record them
+// again.
+func (e *Executor) Announce(ctx context.Context, calls ...sdk.Call) {
+	for _, call := range calls {
+		if _, dup := e.announced.LoadOrStore(call.ID, true); dup {
+			continue
+		}
+		c := &callRun{e: e, rec: e.rec, call: call}
+		c.record(ctx, EventToolCall, CallEvent{CallID: call.ID, Tool: call.Tool, Arguments: argumentsJSON(call.Arguments)})
+		if c.recordErr != nil {
+			e.log.Error("event not recorded", "type", EventToolCall, "call", call.ID, "error", c.recordErr)
+		}
+	}
+}
+
 // Run runs one call through every phase and records its events.
 func (e *Executor) Run(ctx context.Context, call sdk.Call) Outcome {
 	return e.run(ctx, call, e.rec, "")
@@ -171,7 +190,7 @@ func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approve
 	start := time.Now()
 	approved := approvedAction != ""
 	c := &callRun{e: e, rec: rec, call: call, actionID: approvedAction}
-	if !approved {
+	if _, announced := e.announced.LoadAndDelete(call.ID); !approved && !announced {
 		c.record(ctx, EventToolCall, CallEvent{CallID: call.ID, Tool: call.Tool, Arguments: argumentsJSON(call.Arguments)})
 	}
 	res := normalize(call.Tool, c.phases(ctx, approved), e.opts.OutputCap)
