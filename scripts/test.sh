@@ -92,7 +92,7 @@ need_jaeger() {
   mv "$dir/jaeger.partial" "$HARNESS_JAEGER"
 }
 
-services=(mcp_servers chromium)
+services=(mcp_servers chromium jaeger)
 
 # ---- go test -------------------------------------------------------------
 

@@ -60,14 +60,14 @@ func checkTrace(t *testing.T, spans []jaegertest.Span, evs []event, content bool
 		byID[s.SpanID] = s
 	}
 	parentOf := func(s jaegertest.Span) string { return byID[s.Parent()].OperationName }
-	var usage []map[string]any
+	usage := map[string]map[string]any{} // by turn: the quickstart makes one request a turn
 	for _, ev := range evs {
 		if ev.Type == "llm.usage" {
 			var d map[string]any
 			if err := json.Unmarshal(ev.Data, &d); err != nil {
 				t.Fatal(err)
 			}
-			usage = append(usage, d)
+			usage[fmt.Sprint(d["turn"])] = d
 		}
 	}
 	var chats, tools int
@@ -86,7 +86,7 @@ func checkTrace(t *testing.T, spans []jaegertest.Span, evs []event, content bool
 			if parentOf(s) != "turn "+turn {
 				t.Errorf("request of turn %s is a child of %q", turn, parentOf(s))
 			}
-			u := usage[chats]
+			u := usage[turn]
 			for tag, want := range map[string]string{
 				"gen_ai.system": "script", "gen_ai.request.model": "script", "gen_ai.operation.name": "chat",
 				"gen_ai.usage.input_tokens":            fmt.Sprint(u["prompt_tokens"]),
@@ -94,7 +94,7 @@ func checkTrace(t *testing.T, spans []jaegertest.Span, evs []event, content bool
 				"gen_ai.usage.cache_read.input_tokens": fmt.Sprint(u["cache_hit_tokens"]),
 			} {
 				if got := s.Tag(tag); got != want {
-					t.Errorf("request %d: %s = %q, want %q", chats+1, tag, got, want)
+					t.Errorf("request of turn %s: %s = %q, want %q", turn, tag, got, want)
 				}
 			}
 			chats++
