@@ -94,15 +94,15 @@ func mergeListed(known []sdk.ModelInfo, ids []string) []sdk.ModelInfo {
 }
 
 // listModels asks GET /v1/models for the ids the key may use.
-func (g *generation) listModels(ctx context.Context) ([]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.firstToken)
+func listModels(ctx context.Context, g *generation) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, g.Config.firstToken)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.cfg.models+"?limit=1000", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.Config.models+"?limit=1000", nil)
 	if err != nil {
 		return nil, err
 	}
-	g.setHeaders(req)
-	resp, err := g.client.Do(req)
+	setHeaders(g, req)
+	resp, err := g.Client.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (g *generation) listModels(ctx context.Context) ([]string, error) {
 		} `json:"data"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&page); err != nil {
-		return nil, sdk.Errorf(sdk.KindProviderUnavailable, "anthropic: GET %s: the model list is not JSON: %v", g.cfg.models, err)
+		return nil, sdk.Errorf(sdk.KindProviderUnavailable, "anthropic: GET %s: the model list is not JSON: %v", g.Config.models, err)
 	}
 	ids := make([]string, len(page.Data))
 	for i, d := range page.Data {
@@ -127,11 +127,11 @@ func (g *generation) listModels(ctx context.Context) ([]string, error) {
 
 // setHeaders puts the configured headers, the key and the API version on
 // a request.
-func (g *generation) setHeaders(req *http.Request) {
-	for k, vs := range g.cfg.headers {
+func setHeaders(g *generation, req *http.Request) {
+	for k, vs := range g.Config.headers {
 		req.Header[k] = append([]string(nil), vs...)
 	}
-	if g.cfg.apiKey != "" {
-		req.Header.Set("X-Api-Key", g.cfg.apiKey)
+	if g.Config.apiKey != "" {
+		req.Header.Set("X-Api-Key", g.Config.apiKey)
 	}
 }

@@ -30,7 +30,7 @@ type call struct {
 }
 
 func (c *call) run(parent context.Context) error {
-	cfg := c.gen.cfg
+	cfg := c.gen.Config
 	if c.req.Model.ID == "" {
 		return sdk.Errorf(sdk.KindInvalidRequest, "anthropic: the request names no model")
 	}
@@ -48,13 +48,13 @@ func (c *call) run(parent context.Context) error {
 	if err != nil {
 		return sdk.Errorf(sdk.KindInvalidRequest, "anthropic: %v", err)
 	}
-	c.gen.setHeaders(hreq)
+	setHeaders(c.gen, hreq)
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "text/event-stream")
 	c.logger.Debug("request", "endpoint", cfg.shown, "model", c.req.Model.ID, "messages", len(wire.Messages),
 		"tools", len(wire.Tools), "thinking", wire.Thinking != nil, "bytes", len(body))
 	started := time.Now()
-	resp, err := c.gen.client.Do(hreq)
+	resp, err := c.gen.Client.Do(hreq)
 	if err != nil {
 		return c.failure(parent, err, sdk.KindProviderUnavailable, "sending the request to "+cfg.shown)
 	}
@@ -81,7 +81,7 @@ func (c *call) run(parent context.Context) error {
 // body. Ping events, like comments, do not count as data for the
 // deadlines: a server that only pings still times out.
 func (c *call) read(parent context.Context, body io.Reader, tr *translator) error {
-	parser := sse.NewParser(body, sse.Options{MaxEventSize: c.gen.cfg.maxEvent})
+	parser := sse.NewParser(body, sse.Options{MaxEventSize: c.gen.Config.maxEvent})
 	for {
 		ev, err := parser.Next()
 		if errors.Is(err, io.EOF) {

@@ -3,8 +3,6 @@ package deepseek
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"sync"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -19,37 +17,22 @@ func New() sdk.Provider { return newProvider(sdk.Logger().Named("deepseek")) }
 // set up. Streams already running keep the generation they started with.
 type provider struct {
 	logger hclog.Logger
-
-	mu  sync.Mutex
-	gen *generation
+	gen    providerkit.Current[config]
 }
 
 // generation is one configuration and the HTTP client built for it.
-type generation struct {
-	cfg    *config
-	client *http.Client
-	redact providerkit.Redactor
-}
+type generation = providerkit.Generation[config]
 
 func newProvider(logger hclog.Logger) *provider { return &provider{logger: logger} }
 
 // Configure implements sdk.Provider.
 func (p *provider) Configure(_ context.Context, raw json.RawMessage) error {
 	cfg, err := parseConfig(raw)
-	p.mu.Lock()
-	old := p.gen
-	p.gen = nil
-	if err == nil {
-		transport := http.DefaultTransport.(*http.Transport).Clone()
-		p.gen = &generation{cfg: cfg, client: &http.Client{Transport: transport}, redact: providerkit.Redactor{Key: cfg.apiKey}}
-	}
-	p.mu.Unlock()
-	if old != nil {
-		old.client.CloseIdleConnections()
-	}
 	if err != nil {
+		p.gen.Replace(nil, "")
 		return err
 	}
+	p.gen.Replace(cfg, cfg.apiKey)
 	p.logger.Debug("configured", "endpoint", cfg.shown, "first_token", cfg.firstToken, "idle", cfg.idle,
 		"require_done", cfg.requireDone, "has_key", cfg.apiKey != "", "headers", len(cfg.headers))
 	return nil
@@ -72,9 +55,7 @@ func (p *provider) Models(context.Context) ([]sdk.ModelInfo, error) {
 // Stream implements sdk.Provider. Every error it returns is an *sdk.Error
 // whose message has been scrubbed of the API key.
 func (p *provider) Stream(ctx context.Context, req sdk.StreamRequest, emit func(sdk.StreamChunk) error) error {
-	p.mu.Lock()
-	gen := p.gen
-	p.mu.Unlock()
+	gen := p.gen.Get()
 	if gen == nil {
 		return sdk.Errorf(sdk.KindInvalidRequest, "deepseek: the provider has no valid configuration: Configure it first")
 	}
@@ -83,7 +64,7 @@ func (p *provider) Stream(ctx context.Context, req sdk.StreamRequest, emit func(
 		return nil
 	}
 	e := sdk.AsError(err)
-	out := &sdk.Error{Kind: e.Kind, Message: gen.redact.Redact(e.Message), RetryAfter: e.RetryAfter}
+	out := &sdk.Error{Kind: e.Kind, Message: gen.Redact.Redact(e.Message), RetryAfter: e.RetryAfter}
 	p.logger.Debug("stream failed", "model", req.Model.ID, "kind", string(out.Kind), "error", out.Message)
 	return out
 }

@@ -35,7 +35,7 @@ type call struct {
 }
 
 func (c *call) run(parent context.Context) error {
-	cfg := c.gen.cfg
+	cfg := c.gen.Config
 	if c.req.Model.ID == "" {
 		return sdk.Errorf(sdk.KindInvalidRequest, "deepseek: the request names no model")
 	}
@@ -63,7 +63,7 @@ func (c *call) run(parent context.Context) error {
 	c.logger.Debug("request", "endpoint", cfg.shown, "model", c.req.Model.ID, "messages", len(c.req.Messages),
 		"tools", len(c.req.Tools), "thinking", c.req.Thinking, "bytes", len(body))
 	started := time.Now()
-	resp, err := c.gen.client.Do(hreq)
+	resp, err := c.gen.Client.Do(hreq)
 	if err != nil {
 		return c.failure(parent, err, sdk.KindProviderUnavailable, "sending the request to "+cfg.shown)
 	}
@@ -92,7 +92,7 @@ func (c *call) run(parent context.Context) error {
 // read runs the SSE loop until [DONE], an error, or the end of the body.
 func (c *call) read(parent context.Context, body io.Reader, tr *translator) error {
 	parser := sse.NewParser(body, sse.Options{
-		MaxEventSize: c.gen.cfg.maxEvent,
+		MaxEventSize: c.gen.Config.maxEvent,
 		OnComment: func(string) {
 			c.keepAlives++
 			c.logger.Trace("keep-alive comment", "count", c.keepAlives)
@@ -147,7 +147,7 @@ func (c *call) atEOF(parser *sse.Parser, tr *translator) error {
 			}
 		}
 	}
-	if !c.gen.cfg.requireDone && tr.finish != "" {
+	if !c.gen.Config.requireDone && tr.finish != "" {
 		return tr.done()
 	}
 	msg := fmt.Sprintf("deepseek: the stream ended after %d data events without data: [DONE]", tr.events)

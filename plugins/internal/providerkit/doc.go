@@ -1,5 +1,6 @@
 // Package providerkit holds what the HTTP provider adapters
 // (provider-deepseek, provider-anthropic) share below their wire formats:
+// the adapter generation a Configure sets up ([Current], [Generation]),
 // scrubbing the API key out of every message ([Redactor]), the first-token
 // and idle deadlines that only data events reset ([Watchdog]), reading a
 // Retry-After header ([RetryAfter]) and quoting a payload in an error
