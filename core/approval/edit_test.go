@@ -49,6 +49,9 @@ func TestEditFileApproval(t *testing.T) {
 		if o.Result.Err != nil || asker.count() != 0 || e.src.count() != 1 || len(e.actions(t)) != 0 {
 			t.Fatalf("err %v, asked %d, ran %d", o.Result.Err, asker.count(), e.src.count())
 		}
+		if !strings.Contains(string(e.src.last), `"approved_path":"src/a.go"`) {
+			t.Errorf("the plugin got %s, without the path the globs approved", e.src.last)
+		}
 	})
 	t.Run("outside the globs asks with the diff", func(t *testing.T) {
 		t.Parallel()
@@ -65,6 +68,9 @@ func TestEditFileApproval(t *testing.T) {
 		}
 		if !strings.Contains(act.Reason, "outside permissions.write") {
 			t.Errorf("reason %q", act.Reason)
+		}
+		if !strings.Contains(string(e.src.last), `"approved_path":"docs.md"`) {
+			t.Errorf("the plugin got %s, without the path the person approved", e.src.last)
 		}
 	})
 	t.Run("an edit that cannot apply is refused before anyone is asked", func(t *testing.T) {
@@ -113,5 +119,17 @@ func TestSummaryOfNamedPipeDoesNotBlock(t *testing.T) {
 	}
 	if asker.count() != 2 || !strings.Contains(asker.asked[0].Summary, "not a regular file") || !strings.Contains(asker.asked[1].Summary, "not a regular file") {
 		t.Fatalf("asked %+v", asker.asked)
+	}
+}
+
+// The model cannot pin a path itself: approved_path is not in the write
+// tools' schemas, so a call that sends it is invalid and does not run.
+func TestModelCannotSendApprovedPath(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	e := newEnv(t, ws, openStore(t, ws), envOptions{perm: config.Permissions{Write: []string{"**"}}})
+	o := e.ex.Run(context.Background(), sdk.Call{ID: "1", Tool: "write_file", Arguments: args("path", "a.md", "content", "x", "approved_path", "b.md")})
+	if o.Result.Err == nil || o.Result.Err.Kind != sdk.KindInvalidArgs || e.src.count() != 0 {
+		t.Fatalf("err %+v, ran %d", o.Result.Err, e.src.count())
 	}
 }

@@ -20,12 +20,14 @@ import (
 type fakeTool struct {
 	mu   sync.Mutex
 	runs int
+	last json.RawMessage // the arguments of the last execution
 }
 
 func (f *fakeTool) Execute(_ context.Context, call sdk.Call, _ sdk.Progress) (sdk.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.runs++
+	f.last = call.Arguments
 	return sdk.Result{Content: "ran " + call.Tool, Presentation: sdk.TextView{Text: "ran"}}, nil
 }
 

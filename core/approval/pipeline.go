@@ -124,7 +124,7 @@ func (p *Pipeline) Approve(ctx context.Context, req tools.ApprovalRequest) tools
 		return tools.Approval{Err: refusal}
 	}
 	if pl.kind == "" {
-		return tools.Approval{Run: true}
+		return tools.Approval{Run: true, Arguments: pinned(req.Call.Arguments, pl.approved)}
 	}
 	keep := context.WithoutCancel(ctx)
 	act, err := p.opts.Store.ProposeAction(keep, session.Action{
@@ -161,7 +161,7 @@ func (p *Pipeline) Approve(ctx context.Context, req tools.ApprovalRequest) tools
 	what := fmt.Sprintf("%s (%s)", req.Call.Tool, pl.summary)
 	switch d.decision {
 	case Approved:
-		return tools.Approval{Run: true, ActionID: act.ID}
+		return tools.Approval{Run: true, ActionID: act.ID, Arguments: pinned(req.Call.Arguments, pl.approved)}
 	case Deferred:
 		return tools.Approval{ActionID: act.ID, Pending: true, Err: sdk.Errorf(sdk.KindPendingApproval,
 			"%s awaits a person's approval as action %s and has not run. Continue with other work and do not repeat this call; "+

@@ -19,6 +19,14 @@ const (
 	editFileTool  = "edit_file"
 )
 
+// ApprovedPathArg is the argument the pipeline adds to a write_file or
+// edit_file call it lets run: the workspace path, symbolic links resolved,
+// that the glob check or the person approved. The write plugin refuses the
+// call when the path it resolves differs. Models cannot send it: the
+// tools' schemas do not allow it, and the pipeline sets it after the
+// arguments were validated.
+const ApprovedPathArg = "approved_path"
+
 // plan is what the rules say about one call before anyone is asked.
 type plan struct {
 	kind     string // "" runs directly
@@ -31,6 +39,7 @@ type plan struct {
 	allow    string   // an allow rule's name
 	reason   string   // why a hook, a person or --yes must decide
 	parsed   bool     // terminal: the command parsed; rules may approve it
+	approved string   // a write's resolved workspace path, pinned in the call for the plugin to check
 }
 
 // plan classifies a call: direct, or a proposed action and what the rules
@@ -187,7 +196,7 @@ func (p *Pipeline) planFileWrite(tool, path string, after func(change) (string, 
 		return plan{kind: KindWriteFile, summary: "write " + rel + " (protected)", deny: why}, nil
 	}
 	if shellpolicy.MatchWriteGlob(rel, p.perm.Write) != "" {
-		return plan{}, nil
+		return plan{approved: rel}, nil
 	}
 	reason := fmt.Sprintf("%s is outside permissions.write", rel)
 	if len(p.perm.Write) > 0 {
@@ -200,11 +209,12 @@ func (p *Pipeline) planFileWrite(tool, path string, after func(change) (string, 
 	}
 	ch.after = content
 	return plan{
-		kind:    KindWriteFile,
-		summary: ch.summary(tool, rel),
-		diff:    ch.diff(rel),
-		scope:   []string{writeScope(rel)},
-		reason:  reason,
+		kind:     KindWriteFile,
+		summary:  ch.summary(tool, rel),
+		diff:     ch.diff(rel),
+		scope:    []string{writeScope(rel)},
+		reason:   reason,
+		approved: rel,
 	}, nil
 }
 
@@ -221,6 +231,24 @@ func (p *Pipeline) guardRead(call sdk.Call) *sdk.Error {
 		return sdk.Errorf(sdk.KindDenied, "%s: %s. It is not shown to the model; do not try to read it another way.", call.Tool, why)
 	}
 	return nil
+}
+
+// pinned returns args with the path the approval was about, for the write
+// plugin to compare with the file it opens (nil when nothing is pinned).
+func pinned(args json.RawMessage, approved string) json.RawMessage {
+	if approved == "" {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return nil
+	}
+	m[ApprovedPathArg], _ = json.Marshal(approved)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	return out
 }
 
 // planBuiltinWrite plans a built-in tool that writes the file its "path"

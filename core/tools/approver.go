@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/harness-agent/harness/sdk"
 )
@@ -35,4 +36,9 @@ type Approval struct {
 	// Err says why the call does not run (denied, pending_approval,
 	// path_escape, canceled or internal).
 	Err *sdk.Error
+	// Arguments, when set, are the arguments the call runs with: the
+	// validated ones plus what the approver pinned (a write tool's
+	// "approved_path", the file the approval was about, which the plugin
+	// checks against the file it opens).
+	Arguments json.RawMessage
 }

@@ -255,6 +255,7 @@ func (c *callRun) phases(ctx context.Context, approved bool) sdk.Result {
 			c.call.Tool, d.Hook, orDefault(d.Reason, "no reason given")))
 	}
 
+	run := c.call
 	if !approved {
 		a := e.approver.Approve(ctx, ApprovalRequest{Call: c.call, Tool: ent.Tool, Hooks: c.approveHooks})
 		c.actionID, c.pending = a.ActionID, a.Pending
@@ -264,13 +265,16 @@ func (c *callRun) phases(ctx context.Context, approved bool) sdk.Result {
 			}
 			return fail(a.Err)
 		}
+		if a.Arguments != nil {
+			run.Arguments = a.Arguments
+		}
 	}
 
 	e.observe(ctx, c.event(PhaseExecute, nil))
 	xctx, cancel := context.WithTimeout(withRecorder(ctx, c.rec), timeout)
 	defer cancel()
 	keeper := newProgressKeeper(e.opts.ProgressStoreBytes)
-	res, xerr := execute(xctx, ent.Source, c.call, c.progress(ctx, keeper))
+	res, xerr := execute(xctx, ent.Source, run, c.progress(ctx, keeper))
 	for _, ch := range keeper.flush() {
 		c.record(ctx, EventToolProgress, ProgressEvent{CallID: c.call.ID, Stream: ch.stream, Text: ch.text})
 	}

@@ -41,6 +41,8 @@ type editArgs struct {
 	NewString  *string         `json:"new_string"`
 	ReplaceAll bool            `json:"replace_all"`
 	Edits      []textedit.Edit `json:"edits"`
+	// ApprovedPath is set by the host, see checkApproved.
+	ApprovedPath string `json:"approved_path"`
 }
 
 // list returns the edits the arguments ask for.
@@ -76,6 +78,9 @@ func edit(ctx context.Context, p *plugin, fsys workspace.FS, call sdk.Call) (sdk
 		return fail(err)
 	}
 	if err := p.protected.check(editToolName, fsys, a.Path); err != nil {
+		return sdk.Result{}, err
+	}
+	if err := checkApproved(editToolName, fsys, a.Path, a.ApprovedPath); err != nil {
 		return sdk.Result{}, err
 	}
 	before, existed, err := current(fsys, a.Path)

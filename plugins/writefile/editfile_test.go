@@ -187,3 +187,48 @@ func TestNamedPipeNeverBlocks(t *testing.T) {
 		t.Errorf("the pipe was replaced: %v %v", fi, err)
 	}
 }
+
+// The host pins the path it approved; a folder swapped for a link after
+// the approval makes the same name resolve elsewhere, and the write is
+// refused with nothing written where the link leads.
+func TestApprovedPathRechecked(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	for _, d := range []string{"docs", "src"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, d, "f.md"), []byte("one\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client := connect(t, ws)
+	// Approved: docs/f.md. Then docs becomes a link to src.
+	if err := os.Rename(filepath.Join(ws, "docs"), filepath.Join(ws, "docs.old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("src", filepath.Join(ws, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	for tool, args := range map[string]obj{
+		toolName:     {"path": "docs/f.md", "content": "two\n", "approved_path": "docs/f.md"},
+		editToolName: {"path": "docs/f.md", "old_string": "one", "new_string": "two", "approved_path": "docs/f.md"},
+	} {
+		raw, _ := json.Marshal(args)
+		res, err := client.Execute(context.Background(), sdk.Call{ID: "a", Tool: tool, Arguments: raw}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Err == nil || res.Err.Kind != sdk.KindDenied || !strings.Contains(res.Err.Message, `resolves to "src/f.md" now, but "docs/f.md" was approved`) {
+			t.Errorf("%s: %+v", tool, res.Err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "src", "f.md")); string(b) != "one\n" {
+		t.Errorf("the write went through the swapped link: %q", b)
+	}
+	// The same path, unchanged, is written.
+	res := editCall(t, client, obj{"path": "src/f.md", "old_string": "one", "new_string": "two", "approved_path": "src/f.md"})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+}

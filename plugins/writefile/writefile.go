@@ -88,8 +88,9 @@ func (p *plugin) run(tool string, do func(context.Context, *plugin, workspace.FS
 }
 
 type args struct {
-	Path    string  `json:"path"`
-	Content *string `json:"content"`
+	Path         string  `json:"path"`
+	Content      *string `json:"content"`
+	ApprovedPath string  `json:"approved_path"` // set by the host, see checkApproved
 }
 
 func write(ctx context.Context, p *plugin, fsys workspace.FS, call sdk.Call) (sdk.Result, error) {
@@ -110,6 +111,9 @@ func write(ctx context.Context, p *plugin, fsys workspace.FS, call sdk.Call) (sd
 		return fail(err)
 	}
 	if err := p.protected.check(toolName, fsys, a.Path); err != nil {
+		return sdk.Result{}, err
+	}
+	if err := checkApproved(toolName, fsys, a.Path, a.ApprovedPath); err != nil {
 		return sdk.Result{}, err
 	}
 	before, existed, err := current(fsys, a.Path)
