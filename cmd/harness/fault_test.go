@@ -405,6 +405,9 @@ func TestFaultPlugin(t *testing.T) {
 		if got := strings.Join(resultErrorKinds(evs), ","); got != "process_exit," {
 			t.Errorf("tool.result error kinds %q, want the killed call process_exit and the next one fine", got)
 		}
+		if results := eventData(evs, "tool.result"); len(results) > 0 && !strings.Contains(fmt.Sprint(results[0]["error"]), "killed by SIGKILL") {
+			t.Errorf("the crash report does not say how the plugin died: %v", results[0]["error"])
+		}
 		if results := eventData(evs, "tool.result"); len(results) == 2 && !strings.Contains(fmt.Sprint(results[1]["content"]), "after the crash") {
 			t.Errorf("the call after the crash: %v", results[1])
 		}

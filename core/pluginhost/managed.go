@@ -29,7 +29,8 @@ type managed struct {
 	mu     sync.Mutex
 	cl     *plugin.Client
 	raw    any
-	starts int // processes started so far
+	cmd    *exec.Cmd // cl's process: its exit status, once cl.Exited()
+	starts int       // processes started so far
 
 	// apply is the last configuration sent, replayed on every fresh
 	// process; appliedTo is the process (starts) it last reached.
@@ -130,6 +131,7 @@ func (m *managed) start(ctx context.Context) (*plugin.Client, any, error) {
 	cmd.Env = append(BaseEnv(), m.spec.Env...)
 	isolate(cmd)
 	cfg.Cmd = cmd
+	m.cmd = cmd
 	m.stderr.Reset()
 
 	cl := plugin.NewClient(cfg)
@@ -149,12 +151,12 @@ func (m *managed) start(ctx context.Context) (*plugin.Client, any, error) {
 		if ctx.Err() != nil {
 			return nil, nil, &sdk.Error{Kind: sdk.KindCanceled, Message: fmt.Sprintf("plugin %q: its start was canceled", m.spec.Name)}
 		}
-		return nil, nil, m.startError(err)
+		return nil, nil, m.startError(cl, err)
 	}
 	raw, err := rpc.Dispense(m.spec.Kind)
 	if err != nil {
 		cl.Kill()
-		return nil, nil, m.startError(err)
+		return nil, nil, m.startError(cl, err)
 	}
 	m.host.opts.Logger.Debug("plugin started", "name", m.spec.Name, "kind", m.spec.Kind, "pid", pidOf(cl))
 	return cl, raw, nil
@@ -164,12 +166,25 @@ func (m *managed) logger() hclog.Logger {
 	return m.host.opts.Logger.Named("plugin." + m.spec.Name)
 }
 
-func (m *managed) startError(err error) error {
+// exitStatus says how the process of cl ended ("exited with status 3",
+// "killed by SIGKILL"), "" while it runs. go-plugin has waited for the
+// process, and drained its stderr, once Exited says so.
+func (m *managed) exitStatus(cl *plugin.Client) string {
+	if cl == nil || m.cmd == nil || !cl.Exited() || m.cmd.ProcessState == nil {
+		return ""
+	}
+	return describeExit(m.cmd.ProcessState)
+}
+
+func (m *managed) startError(cl *plugin.Client, err error) error {
 	what := m.spec.Path
 	if m.spec.Builtin {
 		what = "built-in"
 	}
 	msg := fmt.Sprintf("plugin %q (%s) failed to start: %v", m.spec.Name, what, err)
+	if st := m.exitStatus(cl); st != "" {
+		msg += " (it " + st + ")"
+	}
 	if strings.Contains(err.Error(), "Unrecognized remote plugin message") {
 		msg += "; the plugin printed to stdout before the handshake: plugins must log to stderr and let the SDK own stdout"
 	}
@@ -204,13 +219,22 @@ func (m *managed) callError(ctx context.Context, raw any, err error) error {
 	if status.Code(err) != codes.Unavailable && !m.cl.Exited() {
 		return &sdk.Error{Kind: sdk.KindInternal, Message: fmt.Sprintf("plugin %q: %v", m.spec.Name, status.Convert(err).Message())}
 	}
-	// Wait briefly for the process to be reaped so its stderr is complete.
+	// Wait briefly for the process to be reaped: go-plugin reaps it only
+	// after it has read the whole stderr pipe, so the report then holds the
+	// plugin's last words.
 	for i := 0; i < 50 && !m.cl.Exited(); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
+	exited := m.cl.Exited()
 	m.cl.Kill()
-	m.cl, m.raw = nil, nil
 	msg := fmt.Sprintf("plugin %q exited during the call", m.spec.Name)
+	switch st := m.exitStatus(m.cl); {
+	case st != "" && exited:
+		msg = fmt.Sprintf("plugin %q %s during the call", m.spec.Name, st)
+	case st != "":
+		msg = fmt.Sprintf("plugin %q stopped answering during the call and was stopped (%s)", m.spec.Name, st)
+	}
+	m.cl, m.raw = nil, nil
 	if tail := strings.TrimSpace(m.stderr.String()); tail != "" {
 		msg += "; its stderr ended with:\n" + tail
 	}

@@ -79,3 +79,34 @@ func TestFaultPluginTimeout(t *testing.T) {
 	}
 	assertNoProcsLeft(t, dir, 2*time.Second)
 }
+
+// TestFaultPluginCrashReport: a plugin that logs and then crashes at once
+// is reported with its last stderr lines and its exit status, every time.
+func TestFaultPluginCrashReport(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const runs = 5
+	var queue []fakedeepseek.Response
+	for range runs {
+		queue = append(queue, fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "call_crash", Name: "crash", Arguments: `{}`}}}), answer)
+	}
+	fake := fakedeepseek.New(t, queue...)
+	writeFile(t, filepath.Join(dir, "agent.hcl"), testpluginConfig(t, dir, fake.URL, "  approval = \"allow\"\n", "read_file", "crash"))
+	for i := range runs {
+		r := harness(t, dir, keyEnv, "run", "--json", "--no-input", "--yes", "agent.hcl", "Crash")
+		if r.code != 0 {
+			t.Fatalf("run %d: exit %d\n%s", i+1, r.code, r.stderr)
+		}
+		results := eventData(parseEvents(t, r.stdout), "tool.result")
+		if len(results) != 1 {
+			t.Fatalf("run %d: %d tool results", i+1, len(results))
+		}
+		msg := fmt.Sprint(results[0]["error"])
+		for _, want := range []string{"process_exit", "exited with status 2", "about to crash", "boom from a plugin goroutine"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("run %d: the crash report lacks %q: %s", i+1, want, msg)
+			}
+		}
+	}
+	assertNoProcsLeft(t, dir, 2*time.Second)
+}
