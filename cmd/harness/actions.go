@@ -173,7 +173,7 @@ func (c *cli) sessionExecutor(ctx context.Context, store *session.Store, id, doi
 		return nil, nil, exitf(exitUsage, "%s no longer declares agent %q of session %s", info.ConfigPath, info.Agent, info.ID)
 	}
 	if !acceptConfig {
-		if err := runner.CheckConfig(info, cfg, doing); err != nil {
+		if err := runner.CheckConfig(info, cfg, doing, true); err != nil {
 			return nil, nil, exitf(exitUsage, "%v", err)
 		}
 	}

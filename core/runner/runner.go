@@ -460,7 +460,7 @@ func (r *Runner) Resume(ctx context.Context, id string) error {
 		return fmt.Errorf("session %s ran agent %q, not %q: pass --agent %s", info.ID, info.Agent, r.agent.Name, info.Agent)
 	}
 	if !r.opts.AcceptConfigChange {
-		if err := CheckConfig(info, r.cfg, "resume"); err != nil {
+		if err := CheckConfig(info, r.cfg, "resume", false); err != nil {
 			return err
 		}
 	}

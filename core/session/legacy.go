@@ -13,10 +13,13 @@ import (
 // ImportLegacy copies into s the sessions of the legacy store at path (a
 // workspace's .harness/harness.db, written by harness before the store
 // moved out of the workspace) that s does not have yet, with their events,
-// usage and actions, and returns how many it copied. The legacy file is
+// usage and actions, and returns how many it copied. Only the sessions
+// that ran in the folder holding .harness/ are taken: a store checked into
+// a repository elsewhere (or reached through a .harness symlink) records
+// other workspaces, and its sessions are someone else's. The legacy file is
 // opened read-only and never changed; a session already in s is never
 // overwritten, so importing twice is harmless. A missing file imports
-// nothing.
+// nothing. Imported sessions have no configuration fingerprint.
 func (s *Store) ImportLegacy(ctx context.Context, path string) (int, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -62,7 +65,8 @@ func (s *Store) ImportLegacy(ctx context.Context, path string) (int, error) {
 	defer func() { _ = tx.Rollback() }()
 	// The columns of schema version 1, the last a legacy store has.
 	steps := []string{
-		`CREATE TEMP TABLE imported AS SELECT id FROM legacy.sessions WHERE id NOT IN (SELECT id FROM main.sessions)`,
+		`CREATE TEMP TABLE imported AS SELECT id FROM legacy.sessions
+			WHERE workspace IN (?, ?) AND id NOT IN (SELECT id FROM main.sessions)`,
 		`INSERT INTO main.sessions (id, agent, model, config_path, workspace, status, started_at, ended_at, turns)
 			SELECT id, agent, model, config_path, workspace, status, started_at, ended_at, turns
 			FROM legacy.sessions WHERE id IN (SELECT id FROM temp.imported)`,
@@ -80,8 +84,17 @@ func (s *Store) ImportLegacy(ctx context.Context, path string) (int, error) {
 				rule, result, created_at, decided_at FROM legacy.actions
 			WHERE session IN (SELECT id FROM temp.imported) AND id NOT IN (SELECT id FROM main.actions)`,
 	}
-	for _, q := range steps {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
+	ws := filepath.Dir(filepath.Dir(abs))
+	realWS := ws
+	if r, err := filepath.EvalSymlinks(ws); err == nil {
+		realWS = r
+	}
+	for i, q := range steps {
+		var args []any
+		if i == 0 {
+			args = []any{ws, realWS}
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return 0, fmt.Errorf("%s: %w", op, err)
 		}
 	}

