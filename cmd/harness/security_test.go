@@ -105,17 +105,23 @@ func TestSecurityPathEscape(t *testing.T) {
 	for _, p := range writes {
 		calls = append(calls, call{"write_file", map[string]any{"path": p, "content": "escaped\n"}, "path_escape"})
 	}
+	for _, p := range writes[:len(writes)-1] {
+		calls = append(calls, call{"edit_file", map[string]any{"path": p, "old_string": "x", "new_string": "escaped"}, "path_escape"})
+	}
+	calls = append(calls, call{"edit_file", map[string]any{"path": "outlink/secret.txt", "old_string": "TOP-SECRET", "new_string": "escaped"}, "path_escape"})
 	for _, p := range []string{"..", "../outside", "/etc", outside, "a/../..", "toroot/etc", "outlink", "a\x00"} {
 		calls = append(calls, call{"search_workspace", map[string]any{"query": "TOP-SECRET", "path": p}, "path_escape"})
+		calls = append(calls, call{"list_files", map[string]any{"path": p}, "path_escape"})
 	}
 	// Controls: a symlink that stays inside reads; a search of the whole
 	// workspace does not follow a symlinked folder out of it.
 	calls = append(calls,
 		call{"read_file", map[string]any{"path": "inlink"}, ""},
-		call{"search_workspace", map[string]any{"query": "TOP-SECRET"}, ""})
+		call{"search_workspace", map[string]any{"query": "TOP-SECRET"}, ""},
+		call{"list_files", map[string]any{}, ""})
 
 	fake, ids := scriptCalls(t, calls)
-	cfg := withTools(deepseekConfig(fake.URL, "  permissions {\n    write = [\"**\"]\n  }", ""), "read_file", "write_file", "search_workspace")
+	cfg := withTools(deepseekConfig(fake.URL, "  permissions {\n    write = [\"**\"]\n  }", ""), "read_file", "write_file", "edit_file", "search_workspace", "list_files")
 	writeFile(t, filepath.Join(ws, "agent.hcl"), cfg)
 	r := harness(t, ws, keyEnv, "run", "--json", "--no-input", "agent.hcl", "Escape")
 	if r.code != 0 {
@@ -139,8 +145,14 @@ func TestSecurityPathEscape(t *testing.T) {
 			t.Errorf("the secret outside the workspace reached the output: %s", line)
 		}
 	}
-	if res := results[ids[len(ids)-2]]; !strings.Contains(fmt.Sprint(res["content"]), "inside notes") {
+	if res := results[ids[len(ids)-3]]; !strings.Contains(fmt.Sprint(res["content"]), "inside notes") {
 		t.Errorf("reading a symlink that stays inside: %v", res)
+	}
+	if res := results[ids[len(ids)-1]]; strings.Contains(fmt.Sprint(res["content"]), "secret.txt") || !strings.Contains(fmt.Sprint(res["content"]), "notes.md") {
+		t.Errorf("list_files of the workspace: %v", res)
+	}
+	if b, err := os.ReadFile(filepath.Join(outside, "secret.txt")); err != nil || string(b) != secret+"\n" {
+		t.Errorf("the file outside was changed: %q, %v", b, err)
 	}
 	entries, _ := os.ReadDir(outside)
 	if len(entries) != 1 {
