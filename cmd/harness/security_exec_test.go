@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-agent/harness/internal/testfs"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
@@ -24,7 +25,7 @@ func TestSecurityRestartRunsWhatWasVerified(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
 		bin := filepath.Join(dir, "bin", "harness")
-		copyBinary(t, harnessBin, bin)
+		testfs.CopyExecutable(t, harnessBin, bin)
 		writeFile(t, filepath.Join(dir, "notes.md"), "the notes\n")
 		read := func(id string) fakedeepseek.Turn { return readCall(id, "notes.md") }
 		restartAfterSwap(t, dir, bin, bin, "plugin serve readfile", "", read)
@@ -96,17 +97,4 @@ func restartAfterSwap(t *testing.T, dir, bin, target, marker, more string, tool 
 		t.Fatal("the file was not swapped: the test proves nothing")
 	}
 	assertNoProcsLeft(t, dir, 2*time.Second)
-}
-
-// copyBinary copies an executable.
-func copyBinary(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, to, string(b))
-	if err := os.Chmod(to, 0o755); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-agent/harness/internal/testfs"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
@@ -394,14 +395,7 @@ func jsonquery(t *testing.T, dst string) {
 	if jsonqueryErr != nil {
 		t.Fatal(jsonqueryErr)
 	}
-	b, err := os.ReadFile(jsonqueryBin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, dst, string(b))
-	if err := os.Chmod(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testfs.CopyExecutable(t, jsonqueryBin, dst)
 }
 
 func sha256File(t *testing.T, path string) string {

@@ -1,7 +1,6 @@
 package pluginhost_test
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,30 +9,9 @@ import (
 	"testing"
 
 	"github.com/harness-agent/harness/core/pluginhost"
+	"github.com/harness-agent/harness/internal/testfs"
 	"github.com/harness-agent/harness/sdk"
 )
-
-// copyExecutable copies the test plugin to dir/name.
-func copyExecutable(t *testing.T, dir, name string) string {
-	t.Helper()
-	src, err := os.Open(testPlugin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	path := filepath.Join(dir, name)
-	dst, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // TestReplacedBinaryIsNotWhatRestarts starts a plugin, kills it and swaps
 // its file for a script that creates a canary (by rename, and by rewriting
@@ -52,7 +30,8 @@ func TestReplacedBinaryIsNotWhatRestarts(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				dir := t.TempDir()
-				bin := copyExecutable(t, dir, "plugin")
+				bin := filepath.Join(dir, "plugin")
+				testfs.CopyExecutable(t, testPlugin, bin)
 				canary := filepath.Join(dir, "canary")
 				spec := pluginhost.Spec{Name: "tp", Kind: sdk.KindTool, Builtin: builtin}
 				opts := pluginhost.Options{}

@@ -3,13 +3,14 @@ package procguard
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/harness-agent/harness/internal/testfs"
 )
 
 // usernsChild runs as a plain user: non-dumpable, it starts a child in a new
@@ -56,7 +57,7 @@ func TestWhileDumpableLetsAPlainUserStartAUserNamespace(t *testing.T) {
 			}
 		}
 		copied := filepath.Join(dir, "procguard.test")
-		copyFile(t, bin, copied)
+		testfs.CopyExecutable(t, bin, copied)
 		cmd = exec.Command(copied, "-test.run=^$")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	}
@@ -72,24 +73,5 @@ func TestWhileDumpableLetsAPlainUserStartAUserNamespace(t *testing.T) {
 	}
 	if want := "with=<nil> dumpable-after=false without-fails=true"; report != want {
 		t.Errorf("child reports %q, want %q", report, want)
-	}
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	src, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -39,3 +39,19 @@ func CopyTree(tb testing.TB, src, dst string, skip ...string) {
 		tb.Fatal(err)
 	}
 }
+
+// CopyExecutable copies the program src to dst (mode 0755), creating dst's
+// directory.
+func CopyExecutable(tb testing.TB, src, dst string) {
+	tb.Helper()
+	data, err := os.ReadFile(src)
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(dst), 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(dst, data, 0o755)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
