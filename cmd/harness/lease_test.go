@@ -138,3 +138,31 @@ func TestFaultApproveOfALiveSessionIsRefused(t *testing.T) {
 	}
 	assertNoProcsLeft(t, dir, 2*time.Second)
 }
+
+// TestFaultCutAnswerIsMarkedInShow: harness is killed in the middle of a
+// streamed answer and the session is resumed; sessions show marks where
+// the cut text ends instead of running it into the resumed answer.
+func TestFaultCutAnswerIsMarkedInShow(t *testing.T) {
+	t.Parallel()
+	fake := fakedeepseek.New(t,
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "This answer is cut in the middle of a long sentence that goes on"}).Drip(50*time.Millisecond),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Resumed answer."}))
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "agent.hcl"), deepseekConfig(fake.URL, "", ""))
+	live := startLive(t, dir, keyEnv, "agent.hcl", "Talk")
+	live.until(t, "assistant.chunk")
+	id := live.events(t)[0].Session
+	if err := live.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	live.wait(t)
+	assertNoProcsLeft(t, dir, 3*time.Second)
+	if r := harness(t, dir, keyEnv, "run", "--no-input", "--resume", id, "agent.hcl", "Go on"); r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+	}
+	show := harness(t, dir, nil, "sessions", "show", id).stdout
+	cut, marker, resumed := strings.Index(show, "This"), strings.Index(show, "— cut by the crash; resumed"), strings.Index(show, "Resumed answer.")
+	if cut < 0 || marker < cut || resumed < marker {
+		t.Errorf("sessions show should give the cut text, the marker, then the resumed answer:\n%s", show)
+	}
+}

@@ -30,6 +30,10 @@ type renderer struct {
 	inText      bool    // the cursor is after streamed text (no newline yet)
 	inReasoning bool
 	partial     bool            // text streamed since the last request (for the retry line)
+	// cut: an answer streamed and then nothing explained its end (no
+	// assistant.message, retry, interruption or session.ended): the run
+	// died in the middle of it.
+	cut bool
 	answer      strings.Builder // the answer streamed since the last request
 	promptTok   int64
 	cacheHit    int64
@@ -182,14 +186,20 @@ func (r *renderer) render(typ string, d map[string]any) string {
 	case "session.resumed":
 		if r.disp.replay {
 			r.newline(&b)
+			if r.cut {
+				r.line(&b, ansiYel, "— cut by the crash; resumed")
+			}
 			r.line(&b, ansiDim, fmt.Sprintf("↺ resumed after %s", countNoun(int(num(d["turns"])), "turn")))
 		}
+		r.cut = false
 	case "turn.interrupted":
+		r.cut = false
 		if r.disp.replay {
 			r.newline(&b)
 			r.line(&b, ansiYel, "■ turn interrupted by the user")
 		}
 	case "session.ended":
+		r.cut = false
 		if r.disp.replay {
 			r.newline(&b)
 			r.line(&b, ansiDim, "■ ended: "+str(d["status"]))
@@ -197,7 +207,7 @@ func (r *renderer) render(typ string, d map[string]any) string {
 	case "llm.request":
 		r.flushCalls(&b, true)
 		r.waitModel = time.Now()
-		r.partial = false
+		r.partial, r.cut = false, false
 		r.answer.Reset()
 	case "assistant.chunk":
 		r.waitModel = time.Time{}
@@ -219,7 +229,7 @@ func (r *renderer) render(typ string, d map[string]any) string {
 			return b.String()
 		}
 		if delta != "" {
-			r.partial = true
+			r.partial, r.cut = true, true
 		}
 		if !r.inReasoning {
 			r.answer.WriteString(delta)
@@ -227,6 +237,7 @@ func (r *renderer) render(typ string, d map[string]any) string {
 		r.text.write(&b, delta, r.textStyle())
 	case "assistant.message":
 		r.waitModel = time.Time{}
+		r.cut = false
 	case "llm.retry":
 		r.waitModel = time.Now()
 		r.newline(&b)
@@ -234,7 +245,7 @@ func (r *renderer) render(typ string, d map[string]any) string {
 		if r.partial {
 			msg += " — its partial output above is void"
 		}
-		r.partial = false
+		r.partial, r.cut = false, false
 		r.line(&b, ansiYel, msg)
 	case "tool.call":
 		r.waitModel = time.Time{}
