@@ -29,16 +29,16 @@ type renderer struct {
 	text        wrapper // streamed answer and reasoning
 	inText      bool    // the cursor is after streamed text (no newline yet)
 	inReasoning bool
-	partial     bool            // text streamed since the last request (for the retry line)
+	partial     bool // text streamed since the last request (for the retry line)
 	// cut: an answer streamed and then nothing explained its end (no
 	// assistant.message, retry, interruption or session.ended): the run
 	// died in the middle of it.
-	cut bool
-	answer      strings.Builder // the answer streamed since the last request
-	promptTok   int64
-	cacheHit    int64
-	cacheWrite  int64
-	shownError  bool // an error event was rendered
+	cut        bool
+	answer     strings.Builder // the answer streamed since the last request
+	promptTok  int64
+	cacheHit   int64
+	cacheWrite int64
+	shownError bool // an error event was rendered
 
 	calls      []*callCard // the turn's calls in the model's order, until rendered
 	lastHeader string      // call id whose header was printed last
