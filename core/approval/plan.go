@@ -3,6 +3,8 @@ package approval
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/harness-agent/harness/core/config"
@@ -97,15 +99,25 @@ func (p *Pipeline) planTerminal(call sdk.Call) (plan, *sdk.Error) {
 // rule. Where a command writes without naming the file, the sandbox keeps
 // it off the protected paths.
 func (p *Pipeline) guardTerminal(pl *plan, v shellpolicy.Verdict) {
+	// After a cd, a relative path may name a protected file from another
+	// folder: it is taken to, when its name is a protected file's.
+	cd := slices.ContainsFunc(v.Commands, func(c shellpolicy.SimpleCommand) bool { return changesDir[c.Program] })
+	// Only for writes: `cd docs && grep harness *.md` reads.
+	refusal := func(path string, writes bool) string {
+		if why := p.guard.refusal(p.workspace, path, writes); why != "" || !cd || !writes || filepath.IsAbs(path) {
+			return why
+		}
+		return p.guard.byName(path)
+	}
 	for _, w := range v.Writes {
-		if why := p.guard.refusal(p.workspace, w, false); why != "" {
+		if why := refusal(w, true); why != "" {
 			pl.deny = "redirection into a protected path: " + why
 			return
 		}
 	}
 	for _, c := range v.Commands {
 		for _, a := range c.Args {
-			why := p.guard.refusal(p.workspace, argPath(a), modifiesFiles[c.Program])
+			why := refusal(argPath(a), modifiesFiles[c.Program])
 			switch {
 			case why == "":
 				continue
@@ -129,6 +141,10 @@ func argPath(a string) string {
 	}
 	return a
 }
+
+// changesDir are the builtins after which relative paths mean another
+// folder.
+var changesDir = map[string]bool{"cd": true, "pushd": true, "popd": true}
 
 // modifiesFiles are programs that create, change, move or delete the files
 // their arguments name.

@@ -103,3 +103,16 @@ func isWithin(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
+
+// byName refuses a relative path whose last element is the name of a
+// protected file: where it lands is known only when the command runs (it
+// changes directory first).
+func (g *guard) byName(path string) string {
+	base := filepath.Base(path)
+	for _, e := range g.entries {
+		if !e.NewHCL && filepath.Base(e.Path) == base {
+			return fmt.Sprintf("%s may be %s (the command changes directory first), %s%s", path, e.Path, e.Why, g.suffix)
+		}
+	}
+	return ""
+}
