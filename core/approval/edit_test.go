@@ -133,3 +133,27 @@ func TestModelCannotSendApprovedPath(t *testing.T) {
 		t.Fatalf("err %+v, ran %d", o.Result.Err, e.src.count())
 	}
 }
+
+// An edit deferred during the run and approved later with `harness
+// actions approve` runs with the path it resolves to pinned too.
+func TestApprovedLaterIsPinned(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.md"), []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store := openStore(t, ws)
+	ctx := context.Background()
+	run := newEnv(t, ws, store, envOptions{perm: config.Permissions{Unattended: config.UnattendedDefer}})
+	o := run.ex.Run(ctx, sdk.Call{ID: "c", Tool: "edit_file", Arguments: editArgs(t, map[string]any{"path": "notes.md", "old_string": "two", "new_string": "2"})})
+	if !o.Pending || run.src.count() != 0 {
+		t.Fatalf("want a pending action, got %+v", o)
+	}
+	later := newEnv(t, ws, store, envOptions{})
+	if _, err := approval.Apply(ctx, store, later.ex, o.ActionID, true); err != nil {
+		t.Fatal(err)
+	}
+	if later.src.count() != 1 || !strings.Contains(string(later.src.last), `"approved_path":"notes.md"`) {
+		t.Fatalf("ran %d times with %s", later.src.count(), later.src.last)
+	}
+}

@@ -66,7 +66,10 @@ type Pipeline struct {
 	always remembers // scopes a person approved for the session
 }
 
-var _ tools.Approver = (*Pipeline)(nil)
+var (
+	_ tools.Approver = (*Pipeline)(nil)
+	_ tools.Pinner   = (*Pipeline)(nil)
+)
 
 // New returns the pipeline. Terminal commands are parsed in the dialect of
 // the shell the terminal tool runs them with: bash where there is one, else
@@ -171,6 +174,17 @@ func (p *Pipeline) Approve(ctx context.Context, req tools.ApprovalRequest) tools
 	return tools.Approval{ActionID: act.ID, Err: sdk.Errorf(sdk.KindDenied,
 		"%s was denied %s and did not run. Do not retry it as it is: choose another way, or tell the user what you need and why.",
 		what, d.explain())}
+}
+
+// Pin implements tools.Pinner: an action approved after its run
+// (`harness actions approve`) runs with the path its write resolves to now
+// pinned, which the write plugin checks against the file it opens.
+func (p *Pipeline) Pin(req tools.ApprovalRequest) json.RawMessage {
+	pl, refusal := p.plan(req)
+	if refusal != nil {
+		return nil
+	}
+	return pinned(req.Call.Arguments, pl.approved)
 }
 
 // Executed implements tools.Approver: it records the result of an action

@@ -16,6 +16,13 @@ type Approver interface {
 	Executed(ctx context.Context, actionID string, result ResultEvent) error
 }
 
+// Pinner is an Approver that pins what it checks in the arguments of a
+// call approved earlier (RunApproved), which skips the approve phase: the
+// arguments the call then runs with, or nil to run it as stored.
+type Pinner interface {
+	Pin(req ApprovalRequest) json.RawMessage
+}
+
 // ApprovalRequest is one call that reached the approve phase.
 type ApprovalRequest struct {
 	Call sdk.Call // arguments canonical and valid

@@ -268,6 +268,10 @@ func (c *callRun) phases(ctx context.Context, approved bool) sdk.Result {
 		if a.Arguments != nil {
 			run.Arguments = a.Arguments
 		}
+	} else if p, ok := e.approver.(Pinner); ok {
+		if args := p.Pin(ApprovalRequest{Call: c.call, Tool: ent.Tool}); args != nil {
+			run.Arguments = args
+		}
 	}
 
 	e.observe(ctx, c.event(PhaseExecute, nil))

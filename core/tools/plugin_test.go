@@ -54,8 +54,8 @@ func TestHookPlugins(t *testing.T) {
 		want     []string
 	}{
 		{"crash at pre-execute denies", []string{tools.PhasePreExecute}, "crash", sdk.KindDenied,
-			[]string{`hook "policy"`, "the hook failed, which denies", "exited during the call", "crashhook: crashing on purpose"}},
-		{"crash at approve denies", []string{tools.PhaseApprove}, "crash", sdk.KindDenied, []string{"exited during the call"}},
+			[]string{`hook "policy"`, "the hook failed, which denies", "during the call", "crashhook: crashing on purpose"}},
+		{"crash at approve denies", []string{tools.PhaseApprove}, "crash", sdk.KindDenied, []string{"during the call"}},
 		{"hang at approve denies", []string{tools.PhaseApprove}, "hang", sdk.KindDenied, []string{"did not answer within 2s"}},
 		{"deny at pre-execute", []string{tools.PhasePreExecute}, "deny", sdk.KindDenied, []string{"crashhook denies tools/pre-execute"}},
 		{"error at approve denies", []string{tools.PhaseApprove}, "fail", sdk.KindDenied, []string{"crashhook fails on purpose"}},
