@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -115,10 +114,7 @@ func (c *cli) actionsDecide(ctx context.Context, workspace, id string, approve, 
 		return err
 	}
 	defer store.Close()
-	a, err := store.Action(ctx, id)
-	if errors.Is(err, session.ErrNotFound) || errors.Is(err, session.ErrAmbiguous) {
-		return exitf(exitUsage, "%v (store %s; `harness actions list --all` lists every action)", err, store.Path())
-	}
+	a, err := actionByID(ctx, store, id)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -47,10 +46,7 @@ func (c *cli) actionsShow(ctx context.Context, workspace, id string) error {
 		return err
 	}
 	defer store.Close()
-	a, err := store.Action(ctx, id)
-	if errors.Is(err, session.ErrNotFound) || errors.Is(err, session.ErrAmbiguous) {
-		return exitf(exitUsage, "%v (store %s; `harness actions list --all` lists every action)", err, store.Path())
-	}
+	a, err := actionByID(ctx, store, id)
 	if err != nil {
 		return err
 	}

@@ -131,3 +131,12 @@ func countNoun(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+// actionByID finds an action by id or prefix in the whole store.
+func actionByID(ctx context.Context, s *session.Store, id string) (session.Action, error) {
+	a, err := s.Action(ctx, id)
+	if errors.Is(err, session.ErrNotFound) || errors.Is(err, session.ErrAmbiguous) {
+		return a, exitf(exitUsage, "%v (store %s; `harness actions list --all` lists every action)", err, s.Path())
+	}
+	return a, err
+}
