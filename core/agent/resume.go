@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/tools"
@@ -86,6 +87,18 @@ func Rebuild(events []session.Event) (Resumed, error) {
 			msgs = append(msgs, m)
 			open = append(open, len(msgs)-1)
 			r.Turns++
+		case EventTurnInterrupted:
+			var d struct {
+				Partial string `json:"partial"`
+				Request bool   `json:"request"`
+			}
+			if err := json.Unmarshal(ev.Data, &d); err != nil {
+				return r, fmt.Errorf("event %d (%s): %w", ev.Seq, ev.Type, err)
+			}
+			msgs = append(msgs, InterruptedMessage(d.Partial))
+			if d.Request {
+				r.Turns++
+			}
 		case tools.EventToolResult:
 			var d tools.ResultEvent
 			if err := json.Unmarshal(ev.Data, &d); err != nil {
@@ -139,4 +152,19 @@ func lateNote(d tools.ResultEvent) string {
 		what = "was denied by a person and did not run"
 	}
 	return fmt.Sprintf("[Update] Your %s call %s (action %s) %s. Result:\n%s", d.Tool, d.CallID, d.ActionID, what, resultContent(d))
+}
+
+// EventTurnInterrupted records that a person stopped a turn (Ctrl-C in an
+// interactive session) and the session went on: partial is the answer's
+// text so far, request whether the model was answering (not tools running).
+const EventTurnInterrupted = "turn.interrupted"
+
+// InterruptedMessage is what the conversation keeps of an interrupted
+// turn: the partial answer, marked, so the model knows it was cut off.
+func InterruptedMessage(partial string) sdk.Message {
+	text := "[interrupted by the user]"
+	if strings.TrimSpace(partial) != "" {
+		text = partial + "\n\n" + text
+	}
+	return sdk.Message{Role: sdk.RoleAssistant, Content: text}
 }

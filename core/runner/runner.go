@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
@@ -532,21 +531,15 @@ func (r *Runner) Send(ctx context.Context, text string) (agent.Outcome, error) {
 	return out, nil
 }
 
-// EventTurnInterrupted records that a person stopped a turn (Ctrl-C in an
-// interactive session); the session goes on.
-const EventTurnInterrupted = "turn.interrupted"
-
 // Interrupted closes a turn a person stopped: the answer's partial text
 // stays in the conversation, marked as interrupted, so the next message
 // reads in context and the model knows it was cut off.
 func (r *Runner) Interrupted(ctx context.Context, partial string) error {
-	mark := "[interrupted by the user]"
-	text := mark
-	if strings.TrimSpace(partial) != "" {
-		text = partial + "\n\n" + mark
-	}
-	r.msgs = append(r.msgs, sdk.Message{Role: sdk.RoleAssistant, Content: text})
-	return r.rec.Record(context.WithoutCancel(ctx), EventTurnInterrupted, map[string]any{"partial": partial})
+	// Cut while the model answered (the last message is the person's), not
+	// while the turn's tools ran: that request counts as a turn on resume.
+	request := len(r.msgs) > 0 && r.msgs[len(r.msgs)-1].Role == sdk.RoleUser
+	r.msgs = append(r.msgs, agent.InterruptedMessage(partial))
+	return r.rec.Record(context.WithoutCancel(ctx), agent.EventTurnInterrupted, map[string]any{"partial": partial, "request": request})
 }
 
 // Totals returns the session's counters.
