@@ -21,7 +21,9 @@
 // supervisor (the "helper", see [MaybeRunSandboxHelper]) in a process
 // group of its own; the helper becomes a child subreaper, applies the
 // sandbox to itself if one is configured, and starts the shell in a new
-// process group with a parent-death signal (SIGKILL). The helper tears the
+// session (its own process group, and no controlling terminal: a command
+// cannot write to or type into the person's terminal) with a parent-death
+// signal (SIGKILL). The helper tears the
 // command down — SIGTERM to the group and to every process re-parented to
 // it, SIGKILL 500 ms later, repeated until nothing is left — when:
 //

@@ -139,7 +139,11 @@ func runHelper(args []string) int {
 	os.Unsetenv(helperEnv)
 	shell := exec.Command(opts.argv[0], opts.argv[1:]...)
 	shell.Stdin, shell.Stdout, shell.Stderr = os.Stdin, os.Stdout, os.Stderr
-	shell.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// A session of its own: the command has no controlling terminal, so it
+	// can neither write to the person's terminal through /dev/tty nor push
+	// input into it (TIOCSTI). Its process group is the shell's pid, as
+	// with Setpgid.
+	shell.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if opts.namespaces {
 		// The workspace as mounted in the sandbox, not the directory
 		// the helper started in (now beneath a read-only mount).

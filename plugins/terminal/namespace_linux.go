@@ -29,6 +29,8 @@ import (
 //	/tmp                 the plugin's private temp dir (the host's /tmp and
 //	                     the daemon sockets in it are hidden)
 //	/dev/shm             a fresh tmpfs
+//	/dev/pts, /dev/ptmx  a devpts instance of its own (the host's ptys,
+//	                     the person's terminal among them, are hidden)
 //	/proc                a fresh procfs: only the sandbox's own processes
 //
 // A read-only mount refuses every change to files beneath it, metadata
@@ -108,6 +110,9 @@ func enterNamespaces(opts helperOptions) error {
 			return fmt.Errorf("mount a tmpfs on /dev/shm: %w", err)
 		}
 	}
+	if err := privatePtys(); err != nil {
+		return err
+	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mount a procfs of the sandbox's own on /proc: %w", err)
 	}
@@ -133,6 +138,27 @@ func enterNamespaces(opts helperOptions) error {
 		return fmt.Errorf("make the helper non-dumpable: %w", err)
 	}
 	return nil
+}
+
+// privatePtys mounts a devpts instance of the sandbox's own on /dev/pts
+// (and its ptmx on /dev/ptmx): the command can open pseudo-terminals, but
+// not the host's — the person's terminal among them.
+func privatePtys() error {
+	if !isDir("/dev/pts") {
+		return nil
+	}
+	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
+		return fmt.Errorf("mount a devpts of the sandbox's own on /dev/pts: %w", err)
+	}
+	if fi, err := os.Lstat("/dev/ptmx"); err != nil || fi.Mode()&os.ModeSymlink != 0 {
+		return nil // missing, or a link to pts/ptmx already
+	}
+	ptmx, err := cloneTree("/dev/pts/ptmx")
+	if err != nil {
+		return err
+	}
+	defer unix.Close(ptmx)
+	return attach(ptmx, "/dev/ptmx")
 }
 
 // mountPoint makes sure the directory path exists, for a mount on it.

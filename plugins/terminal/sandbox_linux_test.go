@@ -455,3 +455,51 @@ func TestSandboxNoCapabilities(t *testing.T) {
 		t.Errorf("the workspace mount is gone: %s", res.Content)
 	}
 }
+
+// openPty opens a pseudo-terminal on the host, standing for the person's
+// terminal, and returns its master (non-blocking) and its slave's path.
+func openPty(t *testing.T) (int, string) {
+	t.Helper()
+	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fd, "/dev/pts/" + strconv.Itoa(n)
+}
+
+// TestSandboxNoTerminal: a command can neither write to the person's
+// terminal (escape sequences, a repainted prompt) nor type into it
+// (TIOCSTI): it has no controlling terminal, and the host's ptys are not
+// in its /dev/pts. It can still make pseudo-terminals of its own.
+func TestSandboxNoTerminal(t *testing.T) {
+	t.Parallel()
+	master, slave := openPty(t)
+	tc, _, _ := sandboxedPlugin(t, `{}`, nil)
+	res := runIn(t, tc, fmt.Sprintf("printf 'evil\\033]52;c;ZXZpbA==\\a' > /dev/tty; printf evil > %s; ls /dev/pts; "+
+		"script -qec 'tty' /dev/null 2>&1 || python3 -c 'import os; print(os.ttyname(os.openpty()[1]))'", slave))
+	if !strings.Contains(res.Content, "/dev/tty: No such device or address") || !strings.Contains(res.Content, slave+": ") {
+		t.Errorf("the command reached a terminal: %s", res.Content)
+	}
+	if !strings.Contains(res.Content, "/dev/pts/0") {
+		t.Errorf("the command cannot make a pseudo-terminal of its own: %s", res.Content)
+	}
+	buf := make([]byte, 64)
+	if n, err := unix.Read(master, buf); n > 0 || !errors.Is(err, unix.EAGAIN) {
+		t.Errorf("the host's terminal got %q (%v)", buf[:max(n, 0)], err)
+	}
+
+	// Control: unsandboxed, the same write reaches it.
+	reconfigure(t, tc, t.TempDir(), `{"sandbox": "off"}`, nil)
+	runIn(t, tc, "printf evil > "+slave)
+	if n, _ := unix.Read(master, buf); string(buf[:max(n, 0)]) != "evil" {
+		t.Errorf("unsandboxed, the host's terminal got %q", buf[:max(n, 0)])
+	}
+}
