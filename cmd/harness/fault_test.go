@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,6 +45,9 @@ func procsUnder(dir string) []proc {
 			continue
 		}
 		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if errors.Is(err, fs.ErrPermission) {
+			cwd, err = startedDir(pid)
+		}
 		if err != nil || (cwd != dir && !strings.HasPrefix(cwd, dir+"/")) {
 			continue // a zombie has no cwd: it is not running
 		}
@@ -53,6 +58,33 @@ func procsUnder(dir string) []proc {
 		out = append(out, proc{pid: pid, cwd: cwd, cmdline: strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))})
 	}
 	return out
+}
+
+// started maps the pid of each live harness a test started to its
+// directory. harness and its plugins are not dumpable, so a plain user
+// cannot read their cwd; procsUnder then places them by their ancestry.
+var started sync.Map // int → string
+
+// startedDir returns the directory of the started harness pid descends
+// from.
+func startedDir(pid int) (string, error) {
+	for range 64 {
+		if d, ok := started.Load(pid); ok {
+			return filepath.EvalSymlinks(d.(string))
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return "", err
+		}
+		fields := bytes.Fields(stat[bytes.LastIndexByte(stat, ')')+1:])
+		if len(fields) < 2 {
+			break
+		}
+		if pid, err = strconv.Atoi(string(fields[1])); err != nil || pid <= 1 {
+			break
+		}
+	}
+	return "", fs.ErrNotExist
 }
 
 // zombie says whether a /proc/PID/stat line is of a zombie or dead task.
@@ -131,7 +163,9 @@ func startLiveBin(t *testing.T, bin, dir string, env []string, args ...string) *
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = r.cmd.Process.Kill(); _ = r.cmd.Wait() })
+	pid := r.cmd.Process.Pid
+	started.Store(pid, dir)
+	t.Cleanup(func() { _ = r.cmd.Process.Kill(); _ = r.cmd.Wait(); started.Delete(pid) })
 	r.sc = bufio.NewScanner(out)
 	r.sc.Buffer(make([]byte, 1<<20), 16<<20)
 	return r
