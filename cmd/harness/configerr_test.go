@@ -91,3 +91,30 @@ func TestParallelCallsAreLoggedInTheModelsOrder(t *testing.T) {
 		t.Errorf("tool.call events in the order %v, want the model's %v", got, want)
 	}
 }
+
+// TestSessionsShowTellsTheWholeStory: the task, later messages, the
+// approvals and who decided them, the resume and the end.
+func TestSessionsShowTellsTheWholeStory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "turns.hcl"), "turn {\n  tool_call \"terminal\" {\n    arguments = { command = \"echo hi\" }\n  }\n}\n\nturn {\n  text = \"said hi\"\n}\n\nturn {\n  text = \"and again\"\n}\n")
+	writeFile(t, filepath.Join(dir, "agent.hcl"), sleeperConfig)
+	r := harness(t, dir, nil, "run", "--json", "--no-input", "agent.hcl", "Say hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	evs := parseEvents(t, r.stdout)
+	id := evs[0].Session
+	if r := harness(t, dir, nil, "run", "--no-input", "--resume", id, "agent.hcl", "Once more"); r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+	}
+	show := harness(t, dir, nil, "sessions", "show", id)
+	for _, want := range []string{"task ›", "Say hi", "approved by policy", "$ echo hi", "said hi", "↺ resumed after 2 turns", "message ›", "Once more", "and again", "■ ended: completed"} {
+		if !strings.Contains(show.stdout, want) {
+			t.Errorf("sessions show lacks %q:\n%s", want, show.stdout)
+		}
+	}
+	if strings.Index(show.stdout, "Say hi") > strings.Index(show.stdout, "Once more") {
+		t.Errorf("the story is out of order:\n%s", show.stdout)
+	}
+}

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
@@ -18,7 +20,7 @@ func (c *cli) fmtCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "fmt [--check] CONFIG...",
 		Short: "Rewrite HCL files in canonical format",
-		Long: "Rewrites .hcl files (or every .hcl file of a directory) in canonical format,\n" +
+		Long: "Rewrites .hcl files (or every .hcl file under a directory) in canonical format,\n" +
 			"comments untouched. With --check nothing is written: the files that need\n" +
 			"formatting are listed and the exit code is 1 if there are any.",
 		Args: usageArgs(cobra.MinimumNArgs(1)),
@@ -73,7 +75,10 @@ func (c *cli) format(paths []string, check bool) error {
 	return nil
 }
 
-// hclFiles expands directories to the .hcl files they hold, sorted.
+// hclFiles expands directories to the .hcl files under them, at any depth
+// (hidden folders such as .git and .harness skipped), sorted. A directory
+// with none is an error: `fmt --check DIR` must not pass by checking
+// nothing.
 func hclFiles(paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
@@ -85,12 +90,27 @@ func hclFiles(paths []string) ([]string, error) {
 			out = append(out, p)
 			continue
 		}
-		matches, err := filepath.Glob(filepath.Join(p, "*.hcl"))
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && path != p && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".hcl") {
+				found = append(found, path)
+			}
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		sort.Strings(matches)
-		out = append(out, matches...)
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s holds no .hcl file", p)
+		}
+		sort.Strings(found)
+		out = append(out, found...)
 	}
 	return out, nil
 }

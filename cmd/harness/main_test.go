@@ -239,6 +239,17 @@ func TestFmt(t *testing.T) {
 	if r := harness(t, dir, nil, "fmt", "--check", "a.hcl"); r.code != 0 || r.stdout != "" {
 		t.Fatalf("fmt --check on a tidy file: %+v", r)
 	}
+	// A directory is checked recursively, and one with no .hcl file fails.
+	writeFile(t, filepath.Join(dir, "nested", "deeper", "b.hcl"), messy)
+	if r := harness(t, dir, nil, "fmt", "--check", "."); r.code != 1 || !strings.Contains(r.stdout, filepath.Join("nested", "deeper", "b.hcl")) {
+		t.Fatalf("fmt --check . should find the nested file: %+v", r)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := harness(t, dir, nil, "fmt", "--check", "empty"); r.code != 2 || !strings.Contains(r.stderr, "holds no .hcl file") {
+		t.Fatalf("fmt --check on a folder without .hcl files: %+v", r)
+	}
 	writeFile(t, filepath.Join(dir, "broken.hcl"), "agent \"a\" {\n")
 	if r := harness(t, dir, nil, "fmt", "--check", "broken.hcl"); r.code != 2 || !strings.Contains(r.stderr, "broken.hcl") {
 		t.Fatalf("fmt on a syntax error: %+v", r)
