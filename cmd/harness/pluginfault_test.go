@@ -12,36 +12,47 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-agent/harness/internal/testfs"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
-var (
-	testpluginOnce sync.Once
-	testpluginBin  string
-	testpluginErr  error
-)
+// builtPlugin is a plugin binary built once for the whole test binary.
+type builtPlugin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+var builtPlugins sync.Map // package path → *builtPlugin
+
+// buildPlugin builds the Go package pkg (relative to the repository root)
+// once, as name next to the harness binary, and returns its path.
+func buildPlugin(t *testing.T, pkg, name string) string {
+	t.Helper()
+	v, _ := builtPlugins.LoadOrStore(pkg, &builtPlugin{})
+	b := v.(*builtPlugin)
+	b.once.Do(func() {
+		b.path = filepath.Join(filepath.Dir(harnessBin), name)
+		build := exec.Command("go", "build", "-o", b.path, pkg)
+		build.Dir = repoRoot(t)
+		if out, err := build.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("build %s: %v\n%s", pkg, err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
 
 // testplugin copies the plugin host's test plugin (it can sleep, crash,
 // ...) to dst and returns its sha256.
 func testplugin(t *testing.T, dst string) string {
 	t.Helper()
-	testpluginOnce.Do(func() {
-		testpluginBin = filepath.Join(filepath.Dir(harnessBin), "harness-tool-testplugin")
-		build := exec.Command("go", "build", "-o", testpluginBin, "./core/pluginhost/testdata/testplugin")
-		build.Dir = repoRoot(t)
-		if out, err := build.CombinedOutput(); err != nil {
-			testpluginErr = fmt.Errorf("build testplugin: %v\n%s", err, out)
-		}
-	})
-	if testpluginErr != nil {
-		t.Fatal(testpluginErr)
-	}
-	b, err := os.ReadFile(testpluginBin)
+	bin := buildPlugin(t, "./core/pluginhost/testdata/testplugin", "harness-tool-testplugin")
+	testfs.CopyExecutable(t, bin, dst)
+	b, err := os.ReadFile(dst)
 	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, dst, string(b))
-	if err := os.Chmod(dst, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(b)

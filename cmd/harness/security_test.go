@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -374,28 +372,11 @@ func storeBytes(t *testing.T) string {
 	return all.String()
 }
 
-var (
-	jsonqueryOnce sync.Once
-	jsonqueryBin  string
-	jsonqueryErr  error
-)
-
 // jsonquery builds the example third-party plugin once and copies it to
 // dst.
 func jsonquery(t *testing.T, dst string) {
 	t.Helper()
-	jsonqueryOnce.Do(func() {
-		jsonqueryBin = filepath.Join(filepath.Dir(harnessBin), "harness-tool-jsonquery")
-		build := exec.Command("go", "build", "-o", jsonqueryBin, "./examples/plugins/jsonquery")
-		build.Dir = repoRoot(t)
-		if out, err := build.CombinedOutput(); err != nil {
-			jsonqueryErr = fmt.Errorf("build jsonquery: %v\n%s", err, out)
-		}
-	})
-	if jsonqueryErr != nil {
-		t.Fatal(jsonqueryErr)
-	}
-	testfs.CopyExecutable(t, jsonqueryBin, dst)
+	testfs.CopyExecutable(t, buildPlugin(t, "./examples/plugins/jsonquery", "harness-tool-jsonquery"), dst)
 }
 
 func sha256File(t *testing.T, path string) string {

@@ -102,14 +102,20 @@ func (f *fakeRecorder) Record(_ context.Context, typ string, data any) error {
 	return nil
 }
 
-func TestCompactorFallbackAndBreaker(t *testing.T) {
-	t.Parallel()
+// longHistory is a system prompt, a task and ten big tool turns.
+func longHistory() []sdk.Message {
 	msgs := []sdk.Message{{Role: sdk.RoleSystem, Content: "sys"}, {Role: sdk.RoleUser, Content: "task"}}
 	for i := 0; i < 10; i++ {
 		msgs = append(msgs,
 			sdk.Message{Role: sdk.RoleAssistant, ToolCalls: []sdk.ToolCall{{ID: fmt.Sprint(i), Name: "read_file", Arguments: "{}"}}},
 			sdk.Message{Role: sdk.RoleTool, ToolCallID: fmt.Sprint(i), Content: strings.Repeat("x", 4000)})
 	}
+	return msgs
+}
+
+func TestCompactorFallbackAndBreaker(t *testing.T) {
+	t.Parallel()
+	msgs := longHistory()
 	est := newEstimator()
 	rec := &fakeRecorder{}
 	c := &Compactor{ContextWindow: 10000, Threshold: 0.5, KeepRecent: 2}
@@ -264,12 +270,7 @@ func (h hungModel) Complete(ctx context.Context, _ llm.Request, _ llm.Observer) 
 
 func TestCompactorSummaryTimeoutFallsBack(t *testing.T) {
 	t.Parallel()
-	msgs := []sdk.Message{{Role: sdk.RoleSystem, Content: "sys"}, {Role: sdk.RoleUser, Content: "task"}}
-	for i := 0; i < 10; i++ {
-		msgs = append(msgs,
-			sdk.Message{Role: sdk.RoleAssistant, ToolCalls: []sdk.ToolCall{{ID: fmt.Sprint(i), Name: "read_file", Arguments: "{}"}}},
-			sdk.Message{Role: sdk.RoleTool, ToolCallID: fmt.Sprint(i), Content: strings.Repeat("x", 4000)})
-	}
+	msgs := longHistory()
 	est := newEstimator()
 	rec := &fakeRecorder{}
 	hung := hungModel{deadline: make(chan bool, 1)}

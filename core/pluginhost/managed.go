@@ -230,7 +230,7 @@ func (m *managed) callError(ctx context.Context, raw any, err error) error {
 	msg := fmt.Sprintf("plugin %q exited during the call", m.spec.Name)
 	switch st := m.exitStatus(m.cl); {
 	case st != "" && exited:
-		msg = fmt.Sprintf("plugin %q %s during the call", m.spec.Name, st)
+		msg = fmt.Sprintf("plugin %q exited during the call: it %s", m.spec.Name, st)
 	case st != "":
 		msg = fmt.Sprintf("plugin %q stopped answering during the call and was stopped (%s)", m.spec.Name, st)
 	}

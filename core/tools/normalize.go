@@ -19,8 +19,11 @@ func sourceResult(ctx context.Context, tool string, res sdk.Result, err error, t
 			res.Err = &sdk.Error{Kind: sdk.KindCanceled, Message: tool + " was canceled"}
 		}
 	}
-	if res.Err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) &&
-		(res.Err.Kind == sdk.KindCanceled || res.Err.Kind == sdk.KindInternal || res.Err.Kind == sdk.KindTimeout) {
+	// A plugin's context ends at the same deadline, so it may answer a hair
+	// before ours fires: a bare "context deadline exceeded" is ours too.
+	echoed := res.Err != nil && res.Err.Kind == sdk.KindTimeout && res.Err.Message == context.DeadlineExceeded.Error()
+	if res.Err != nil && (echoed || errors.Is(ctx.Err(), context.DeadlineExceeded) &&
+		(res.Err.Kind == sdk.KindCanceled || res.Err.Kind == sdk.KindInternal || res.Err.Kind == sdk.KindTimeout)) {
 		res.Err = &sdk.Error{Kind: sdk.KindTimeout, Message: fmt.Sprintf("%s did not finish within its deadline of %s and was stopped", tool, timeout)}
 	}
 	return res
