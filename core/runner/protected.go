@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/harness-agent/harness/core/approval"
 	"github.com/harness-agent/harness/core/config"
@@ -11,11 +12,11 @@ import (
 )
 
 // protectedPaths lists the control plane of a run, which no tool call may
-// modify: the configuration files (and, for a directory configuration,
-// any .hcl file added to it), the lock file, every plugin and hook binary
-// the configuration declares, the harness binary that serves the built-in
-// plugins, the session store, and the workspace's legacy store while it
-// exists.
+// modify: the configuration files (and, for a directory configuration, any
+// .hcl file added to it), the lock file, every plugin and hook binary the
+// configuration declares (and an MCP server's program given by path), the
+// harness binary that serves the built-in plugins, the session store, and
+// the workspace's legacy store while it exists.
 func protectedPaths(cfg *config.Config, storePath, selfExe string) []approval.Protected {
 	var out []approval.Protected
 	add := func(path, why string) {
@@ -43,6 +44,17 @@ func protectedPaths(cfg *config.Config, storePath, selfExe string) []approval.Pr
 	}
 	for _, h := range cfg.Hooks {
 		add(h.Path, "the binary of hook "+quote(h.Name))
+	}
+	for _, m := range cfg.MCPServers {
+		// A program given by path; one found in PATH is outside the
+		// workspace's concern.
+		if len(m.Command) > 0 && strings.ContainsRune(m.Command[0], filepath.Separator) {
+			prog := m.Command[0]
+			if !filepath.IsAbs(prog) {
+				prog = filepath.Join(cfg.Dir, prog)
+			}
+			add(prog, "the program of mcp server "+quote(m.Name))
+		}
 	}
 	if selfExe == "" {
 		selfExe, _ = os.Executable()
