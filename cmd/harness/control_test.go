@@ -19,13 +19,13 @@ func controlPlaneConfig(url, pluginSum string) string {
 	return withTools(deepseekConfig(url,
 		"  permissions {\n    terminal = \"allow\"\n    write    = [\"**\"]\n    sandbox  = \"off\"\n  }",
 		"\nplugin \"extra\" {\n  path   = \"./bin/harness-tool-extra\"\n  sha256 = \""+pluginSum+"\"\n}\n"),
-		"read_file", "write_file", "terminal")
+		"read_file", "write_file", "edit_file", "terminal")
 }
 
 // TestControlPlaneProtectedPaths: with the config inside the workspace and
 // every approval waved through (terminal = "allow", write = ["**"],
 // --yes), the model can rewrite neither its configuration, nor the lock
-// file, nor a plugin binary, by write_file or by a shell redirection or
+// file, nor a plugin binary, by write_file, edit_file, a shell redirection or
 // command, directly or through a symlink; each is denied by policy naming
 // the file, and no file changed.
 func TestControlPlaneProtectedPaths(t *testing.T) {
@@ -48,6 +48,7 @@ func TestControlPlaneProtectedPaths(t *testing.T) {
 		{"terminal", map[string]any{"command": "echo 'plugin {}' >> .harness.lock.hcl"}, "denied"},
 		{"write_file", map[string]any{"path": "bin/harness-tool-extra", "content": "#!/bin/sh\ntouch pwned\n"}, "denied"},
 		{"terminal", map[string]any{"command": "cp notes.md bin/harness-tool-extra"}, "denied"},
+		{"edit_file", map[string]any{"path": "agent.hcl", "old_string": "allow", "new_string": "deny"}, "denied"},
 		// Controls: the same tools still work on ordinary files.
 		{"write_file", map[string]any{"path": "notes.md", "content": "edited\n"}, ""},
 		{"terminal", map[string]any{"command": "echo ok > out.txt"}, ""},
@@ -70,7 +71,7 @@ func TestControlPlaneProtectedPaths(t *testing.T) {
 	evs := parseEvents(t, r.stdout)
 	results := resultsByCall(evs)
 	for i, c := range []string{"agent.hcl", "agent.hcl", "agent.hcl", "agent.hcl", "agent.hcl",
-		".harness.lock.hcl", ".harness.lock.hcl", "harness-tool-extra", "harness-tool-extra"} {
+		".harness.lock.hcl", ".harness.lock.hcl", "harness-tool-extra", "harness-tool-extra", "agent.hcl"} {
 		res := results[ids[i]]
 		if kindOf(res) != "denied" {
 			t.Errorf("call %d: result %v, want denied", i, res)
@@ -81,7 +82,7 @@ func TestControlPlaneProtectedPaths(t *testing.T) {
 			t.Errorf("call %d: the refusal should name %s, say it is a protected path and who refused: %s", i, c, msg)
 		}
 	}
-	for i := 9; i < len(ids); i++ {
+	for i := 10; i < len(ids); i++ {
 		if k := kindOf(results[ids[i]]); k != "" {
 			t.Errorf("control call %d failed: %v", i, results[ids[i]])
 		}
