@@ -8,7 +8,9 @@ import (
 	"testing"
 )
 
-const editConfig = `provider "offline" {
+// scriptedModel declares the offline scripted model the tests' agents use
+// (the script is turns.hcl next to the config).
+const scriptedModel = `provider "offline" {
   plugin = "provider-script"
   script = "turns.hcl"
 }
@@ -18,7 +20,9 @@ model "scripted" {
   id             = "script"
   context_window = 128000
 }
+`
 
+const editConfig = scriptedModel + `
 agent "editor" {
   model = "scripted"
   tools = ["read_file", "edit_file", "list_files"]

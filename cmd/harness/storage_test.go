@@ -10,17 +10,7 @@ import (
 	"testing"
 )
 
-const loudConfig = `provider "offline" {
-  plugin = "provider-script"
-  script = "turns.hcl"
-}
-
-model "scripted" {
-  provider       = "offline"
-  id             = "script"
-  context_window = 128000
-}
-
+const loudConfig = scriptedModel + `
 agent "loud" {
   model = "scripted"
   tools = ["terminal"]

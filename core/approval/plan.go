@@ -171,19 +171,13 @@ func (p *Pipeline) planWrite(call sdk.Call) (plan, *sdk.Error) {
 // cannot apply are refused before anyone is asked; the plugin checks them
 // again against the file it writes.
 func (p *Pipeline) planEdit(call sdk.Call) (plan, *sdk.Error) {
-	var args struct {
-		Path       string          `json:"path"`
-		OldString  *string         `json:"old_string"`
-		NewString  *string         `json:"new_string"`
-		ReplaceAll bool            `json:"replace_all"`
-		Edits      []textedit.Edit `json:"edits"`
-	}
+	var args textedit.Args
 	if err := json.Unmarshal(call.Arguments, &args); err != nil {
 		return plan{}, sdk.Errorf(sdk.KindInvalidArgs, "edit_file: arguments: %v", err)
 	}
-	edits := args.Edits
-	if args.OldString != nil && args.NewString != nil && len(edits) == 0 {
-		edits = []textedit.Edit{{Old: *args.OldString, New: *args.NewString, ReplaceAll: args.ReplaceAll}}
+	edits, err := args.List()
+	if err != nil {
+		return plan{}, sdk.Errorf(sdk.KindInvalidArgs, "edit_file: %v", err)
 	}
 	return p.planFileWrite(editFileTool, args.Path, func(ch change) (string, *sdk.Error) {
 		switch {

@@ -1,6 +1,7 @@
 package textedit
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -158,4 +159,33 @@ func joinInts(ns []int) string {
 		s[i] = fmt.Sprint(n)
 	}
 	return strings.Join(s, ", ")
+}
+
+// Args are edit_file's arguments as the model sends them: one edit
+// (old_string, new_string, replace_all) or a list (edits).
+type Args struct {
+	Path       string  `json:"path"`
+	OldString  *string `json:"old_string"`
+	NewString  *string `json:"new_string"`
+	ReplaceAll bool    `json:"replace_all"`
+	Edits      []Edit  `json:"edits"`
+	// ApprovedPath is set by the host after approval: the path it approved.
+	ApprovedPath string `json:"approved_path"`
+}
+
+// List returns the edits the arguments ask for, or an error saying what is
+// wrong with them.
+func (a Args) List() ([]Edit, error) {
+	single := a.OldString != nil || a.NewString != nil
+	switch {
+	case single && len(a.Edits) > 0:
+		return nil, errors.New("give either old_string and new_string or edits, not both")
+	case single && (a.OldString == nil || a.NewString == nil):
+		return nil, errors.New(`old_string and new_string go together: give both (new_string "" deletes)`)
+	case single:
+		return []Edit{{Old: *a.OldString, New: *a.NewString, ReplaceAll: a.ReplaceAll}}, nil
+	case len(a.Edits) == 0:
+		return nil, errors.New("nothing to do: give old_string and new_string, or edits")
+	}
+	return a.Edits, nil
 }

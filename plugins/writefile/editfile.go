@@ -34,41 +34,14 @@ var editSchema = schema.Object(
 	)),
 ).JSON()
 
-// EditArgs are edit_file's arguments.
-type editArgs struct {
-	Path       string          `json:"path"`
-	OldString  *string         `json:"old_string"`
-	NewString  *string         `json:"new_string"`
-	ReplaceAll bool            `json:"replace_all"`
-	Edits      []textedit.Edit `json:"edits"`
-	// ApprovedPath is set by the host, see checkApproved.
-	ApprovedPath string `json:"approved_path"`
-}
-
-// list returns the edits the arguments ask for.
-func (a editArgs) list() ([]textedit.Edit, error) {
-	single := a.OldString != nil || a.NewString != nil
-	switch {
-	case single && len(a.Edits) > 0:
-		return nil, sdk.Errorf(sdk.KindInvalidArgs, "%s: give either old_string and new_string or edits, not both", editToolName)
-	case single && (a.OldString == nil || a.NewString == nil):
-		return nil, sdk.Errorf(sdk.KindInvalidArgs, "%s: old_string and new_string go together: give both (new_string \"\" deletes)", editToolName)
-	case single:
-		return []textedit.Edit{{Old: *a.OldString, New: *a.NewString, ReplaceAll: a.ReplaceAll}}, nil
-	case len(a.Edits) == 0:
-		return nil, sdk.Errorf(sdk.KindInvalidArgs, "%s: nothing to do: give old_string and new_string, or edits", editToolName)
-	}
-	return a.Edits, nil
-}
-
 func edit(ctx context.Context, p *plugin, fsys workspace.FS, call sdk.Call) (sdk.Result, error) {
-	var a editArgs
+	var a textedit.Args
 	if err := sdk.DecodeArgs(call, &a); err != nil {
 		return sdk.Result{}, err
 	}
-	edits, err := a.list()
+	edits, err := a.List()
 	if err != nil {
-		return sdk.Result{}, err
+		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "%s: %v", editToolName, err)
 	}
 	fail := func(err error) (sdk.Result, error) {
 		return sdk.Result{}, workspace.Explain(editToolName, fsys, a.Path, err)
