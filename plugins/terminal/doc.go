@@ -53,19 +53,21 @@
 // # Sandbox
 //
 // With sandbox = "workspace-write" in the plugin config (the default) the
-// helper is started in new user, mount, PID and — unless "network" is true
-// — network namespaces, with the plugin's uid and gid mapped to themselves.
+// helper is started in new user, mount, PID, IPC and — unless "network" is
+// true — network namespaces, with the plugin's uid and gid mapped to themselves.
 // There, as PID 1, it makes every mount read-only, mounts the workspace
 // back writable (a clone of its mount tree taken before), makes each
 // protected path in the workspace ([sdk.PluginConfig.Protected]) a
 // read-only bind mount and each directory between the workspace and it a
 // mount point (which cannot be renamed away), mounts the plugin's private
-// temp dir on /tmp, a fresh tmpfs on /dev/shm and a procfs of the new PID
-// namespace on /proc, and brings loopback up. It then confines itself with
+// temp dir on /tmp, a fresh tmpfs on /dev/shm, a devpts of its own on
+// /dev/pts and a procfs of the new PID namespace on /proc, and brings
+// loopback up. It then confines itself with
 // Landlock (writes beneath the workspace, /tmp and the everyday devices
 // only; from ABI 6 also the signal and abstract-socket scopes), installs a
 // seccomp filter (socket(AF_UNIX, …) fails with EACCES, io_uring with
-// ENOSYS, other architectures' system calls kill), drops every capability
+// ENOSYS, the keyring calls with EPERM, other architectures' system calls
+// kill), drops every capability
 // and becomes non-dumpable before it starts the shell. The plugin process
 // itself is never restricted. Teardown in the namespace is kill(-1), and
 // when the helper dies the kernel kills everything in its namespace.

@@ -16,7 +16,9 @@ import (
 )
 
 // The namespaced sandbox. The plugin starts the helper in new user, mount,
-// PID and (unless the agent allows the network) network namespaces; the
+// PID, IPC (no System V shared memory, semaphores or message queues of
+// processes outside) and (unless the agent allows the network) network
+// namespaces; the
 // helper, PID 1 there, rebuilds its view of the file system before it
 // starts the shell:
 //
@@ -40,7 +42,7 @@ import (
 
 // sandboxCloneFlags are the namespaces of a sandboxed command.
 func sandboxCloneFlags(network bool) uintptr {
-	flags := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID)
+	flags := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC)
 	if !network {
 		flags |= unix.CLONE_NEWNET
 	}

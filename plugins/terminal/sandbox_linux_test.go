@@ -503,3 +503,38 @@ func TestSandboxNoTerminal(t *testing.T) {
 		t.Errorf("unsandboxed, the host's terminal got %q", buf[:max(n, 0)])
 	}
 }
+
+// TestSandboxIPCAndKeys: a command reaches neither the System V IPC
+// objects of processes outside (shared memory they could read) nor the
+// kernel keyrings (the keys of your user).
+func TestSandboxIPCAndKeys(t *testing.T) {
+	t.Parallel()
+	const key = 0x4852534e // an IPC key of this test's own
+	shm, err := unix.SysvShmGet(key, 4096, unix.IPC_CREAT|0o600)
+	if err != nil {
+		t.Skipf("no System V shared memory here: %v", err)
+	}
+	t.Cleanup(func() { unix.SysvShmCtl(shm, unix.IPC_RMID, nil) })
+	const secret = "s3cret-key-payload"
+	keyID, err := unix.AddKey("user", "harness-sandbox-canary", []byte(secret), unix.KEY_SPEC_SESSION_KEYRING)
+	if err != nil {
+		t.Skipf("no session keyring here: %v", err)
+	}
+	t.Cleanup(func() { unix.KeyctlInt(unix.KEYCTL_UNLINK, keyID, unix.KEY_SPEC_SESSION_KEYRING, 0, 0) })
+	// Readable by its owner's uid, not only by who possesses it.
+	if err := unix.KeyctlSetperm(keyID, 0x3f3f0000); err != nil {
+		t.Fatal(err)
+	}
+	tc, ws, _ := sandboxedPlugin(t, `{}`, nil)
+	look := fmt.Sprintf("ipcs -m; %s readkey %d", withProbe(t, ws), keyID)
+	res := runIn(t, tc, look)
+	if strings.Contains(res.Content, fmt.Sprintf("0x%08x", key)) || strings.Contains(res.Content, secret) {
+		t.Errorf("the command reaches what is outside: %s", res.Content)
+	}
+	// Control: unsandboxed, both are there.
+	reconfigure(t, tc, ws, `{"sandbox": "off"}`, nil)
+	res = runIn(t, tc, look)
+	if !strings.Contains(res.Content, fmt.Sprintf("0x%08x", key)) || !strings.Contains(res.Content, secret) {
+		t.Errorf("unsandboxed, the command does not reach them: %s", res.Content)
+	}
+}

@@ -16,7 +16,9 @@ import (
 // socketpair(2) stays allowed: it connects nothing outside. io_uring is
 // refused too (ENOSYS, so programs fall back to plain system calls): its
 // requests can create sockets without the socket(2) system call the
-// filter sees. System calls of another architecture (32-bit x86 programs
+// filter sees. The kernel's keyrings are refused (EPERM), as Docker's
+// default profile does: they are not namespaced, and the keys of your
+// user (a Kerberos ticket, an ecryptfs key) are not the command's. System calls of another architecture (32-bit x86 programs
 // on amd64, or the x32 ABI) are not allowed at all, since their socket
 // calls have other numbers: such a process is killed.
 
@@ -54,6 +56,7 @@ func seccompProgram() []unix.SockFilter {
 	eacces := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
 	kill := uint32(unix.SECCOMP_RET_KILL_PROCESS)
 	enosys := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
+	eperm := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
 	x32 := uint32(0xffffffff) // no system call number reaches it
 	if runtime.GOARCH == "amd64" {
 		x32 = x32Bit
@@ -67,12 +70,16 @@ func seccompProgram() []unix.SockFilter {
 		/* 5 */ stmt(ret, kill), // x32
 		/* 6 */ jump(jeq, unix.SYS_IO_URING_SETUP, 0, 1),
 		/* 7 */ stmt(ret, enosys),
-		/* 8 */ jump(jeq, unix.SYS_SOCKET, 1, 0),
-		/* 9 */ stmt(ret, allow),
-		/* 10 */ stmt(ld, offArg0),
-		/* 11 */ jump(jeq, unix.AF_UNIX, 0, 1),
-		/* 12 */ stmt(ret, eacces),
+		/* 8 */ jump(jeq, unix.SYS_KEYCTL, 2, 0),
+		/* 9 */ jump(jeq, unix.SYS_ADD_KEY, 1, 0),
+		/* 10 */ jump(jeq, unix.SYS_REQUEST_KEY, 0, 1),
+		/* 11 */ stmt(ret, eperm),
+		/* 12 */ jump(jeq, unix.SYS_SOCKET, 1, 0),
 		/* 13 */ stmt(ret, allow),
+		/* 14 */ stmt(ld, offArg0),
+		/* 15 */ jump(jeq, unix.AF_UNIX, 0, 1),
+		/* 16 */ stmt(ret, eacces),
+		/* 17 */ stmt(ret, allow),
 	}
 }
 

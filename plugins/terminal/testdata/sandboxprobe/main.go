@@ -5,12 +5,14 @@
 //	sandboxprobe unix PATH|@NAME   connect to a UNIX socket (@: abstract)
 //	sandboxprobe tcp HOST:PORT     connect over TCP
 //	sandboxprobe setxattr PATH     set the extended attribute user.sandbox
+//	sandboxprobe readkey ID        read the payload of a key (keyrings)
 package main
 
 import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -35,6 +37,14 @@ func main() {
 		}
 	case "setxattr":
 		err = unix.Setxattr(target, "user.sandbox", []byte("probe"), 0)
+	case "readkey":
+		var id, n int
+		if id, err = strconv.Atoi(target); err == nil {
+			buf := make([]byte, 256)
+			if n, err = unix.KeyctlBuffer(unix.KEYCTL_READ, id, buf, 0); err == nil {
+				fmt.Printf("payload %q\n", buf[:min(n, len(buf))])
+			}
+		}
 	default:
 		err = fmt.Errorf("unknown probe %q", os.Args[1])
 	}
