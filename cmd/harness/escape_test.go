@@ -193,3 +193,29 @@ func jsonEscape(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b[1 : len(b)-1])
 }
+
+func TestRetryLineAndModelAdviceAreForPeople(t *testing.T) {
+	t.Parallel()
+	render := func(evs ...[2]string) string {
+		var out bytes.Buffer
+		r := newRenderer(&out, nil, false, display{})
+		for i, e := range evs {
+			r.event(session.Event{Seq: int64(i + 1), Type: e[0], Data: json.RawMessage(e[1])})
+		}
+		return out.String()
+	}
+	retry := [2]string{"llm.retry", `{"attempt":1,"kind":"rate_limited","delay_ms":500}`}
+	if got := render([2]string{"llm.request", `{}`}, retry); strings.Contains(got, "void") {
+		t.Errorf("no output streamed, yet the retry line voids it: %q", got)
+	}
+	if got := render([2]string{"llm.request", `{}`}, [2]string{"assistant.chunk", `{"kind":"text","delta":"Hel"}`}, retry); !strings.Contains(got, "partial output above is void") {
+		t.Errorf("streamed output before a retry should be called void: %q", got)
+	}
+	denied := [2]string{"tool.result", `{"call_id":"c","tool":"terminal","ok":false,"error":{"kind":"denied","message":"terminal (rm x) was denied by the user and did not run. Do not retry it as it is: choose another way."}}`}
+	if got := render(denied); strings.Contains(got, "Do not retry") || !strings.Contains(got, "was denied by the user and did not run.") {
+		t.Errorf("advice for the model shown to people: %q", got)
+	}
+	if got := render([2]string{"context.compacted", `{"tokens_before":9,"tokens_after":1,"dropped_messages":1,"summarizer":"model"}`}); !strings.Contains(got, "1 message summarized") {
+		t.Errorf("plural: %q", got)
+	}
+}

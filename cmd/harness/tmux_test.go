@@ -104,7 +104,9 @@ func (s *screen) key(k string) {
 	s.tmux("send-keys", "-t", "h", k)
 }
 
-const writeAgent = `provider "ds" {
+// fakeAgent is an agent on the fake DeepSeek server (%q: its URL) with
+// the given agent body.
+const fakeAgent = `provider "ds" {
   api_key  = env("TEST_DEEPSEEK_KEY")
   base_url = %q
 }
@@ -118,12 +120,14 @@ model "flash" {
 
 agent "coder" {
   model = "flash"
-  tools = ["write_file"]
-  permissions {
-    write = ["out/**"]
-  }
+%s
 }
 `
+
+const writeTools = `  tools = ["write_file"]
+  permissions {
+    write = ["out/**"]
+  }`
 
 func TestInteractiveApprovalShowsTheDiffAndNoWithAReasonReachesTheModel(t *testing.T) {
 	t.Parallel()
@@ -134,7 +138,7 @@ func TestInteractiveApprovalShowsTheDiffAndNoWithAReasonReachesTheModel(t *testi
 			Arguments: `{"path":"notes.md","content":"# Notes\n\nnew line\n"}`}}}),
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Understood, I will write into out/ instead."}),
 	)
-	writeFile(t, filepath.Join(dir, "agent.hcl"), fmt.Sprintf(writeAgent, fake.URL))
+	writeFile(t, filepath.Join(dir, "agent.hcl"), fmt.Sprintf(fakeAgent, fake.URL, writeTools))
 	s := startScreen(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, 100, "run", "agent.hcl")
 	s.waitFor(`task ›\n$`)
 	s.typeLine("Update the notes")
@@ -170,23 +174,6 @@ func TestInteractiveApprovalShowsTheDiffAndNoWithAReasonReachesTheModel(t *testi
 	}
 }
 
-const chatAgent = `provider "ds" {
-  api_key  = env("TEST_DEEPSEEK_KEY")
-  base_url = %q
-}
-
-model "flash" {
-  provider       = "ds"
-  id             = "deepseek-v4-flash"
-  context_window = 1000000
-  thinking       = false
-}
-
-agent "chat" {
-  model = "flash"
-  tools = ["read_file"]
-}
-`
 
 func TestInteractiveCtrlCStopsTheTurnAndContinueResumes(t *testing.T) {
 	t.Parallel()
@@ -196,7 +183,7 @@ func TestInteractiveCtrlCStopsTheTurnAndContinueResumes(t *testing.T) {
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Still here."}),
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Welcome back."}),
 	)
-	writeFile(t, filepath.Join(dir, "agent.hcl"), fmt.Sprintf(chatAgent, fake.URL))
+	writeFile(t, filepath.Join(dir, "agent.hcl"), fmt.Sprintf(fakeAgent, fake.URL, `  tools = ["read_file"]`))
 	env := []string{"TEST_DEEPSEEK_KEY=" + apiKey}
 	s := startScreen(t, dir, env, 120, "run", "agent.hcl")
 	s.waitFor(`task ›\n$`)
