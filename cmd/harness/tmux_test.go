@@ -174,7 +174,6 @@ func TestInteractiveApprovalShowsTheDiffAndNoWithAReasonReachesTheModel(t *testi
 	}
 }
 
-
 func TestInteractiveCtrlCStopsTheTurnAndContinueResumes(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
