@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -387,7 +388,15 @@ func (r *renderer) resultCard(d map[string]any) string {
 		r.diffLines(&b, str(p["unified"]), 0)
 	case "terminal":
 		r.gutterLines(&b, "$ "+str(p["command"]), "")
-		r.gutterLines(&b, strings.Join(tail(strings.Split(strings.TrimRight(str(p["output"]), "\n"), "\n"), 12), "\n"), ansiDim)
+		lines := strings.Split(strings.TrimRight(str(p["output"]), "\n"), "\n")
+		if earlier := len(lines) - 12; earlier > 0 {
+			note := fmt.Sprintf("… %s before these not shown here", countNoun(earlier, "line"))
+			if m := omittedMarker.FindString(strings.Join(lines[:earlier], "\n")); m != "" {
+				note += "; the model got them, except " + strings.Trim(m, "[]… ")
+			}
+			r.gutterLines(&b, note, ansiDim)
+		}
+		r.gutterLines(&b, strings.Join(tail(lines, 12), "\n"), ansiDim)
 		code := num(p["exit_code"])
 		status := r.style(ansiGreen, "exit 0")
 		if code != 0 {
@@ -419,6 +428,9 @@ func (r *renderer) resultCard(d map[string]any) string {
 	}
 	return b.String()
 }
+
+// omittedMarker is the terminal's line for the output it did not keep.
+var omittedMarker = regexp.MustCompile(`(?m)^\[… \d+ bytes \(\d+ lines\) omitted …\]$`)
 
 // diffLines renders a unified diff in the gutter, coloured; max > 0 shows
 // at most max lines and says how many more there are.

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,5 +108,29 @@ func TestJSONModePrintsEventsOnlyOnStdout(t *testing.T) {
 	want, _ := json.Marshal(ev)
 	if jsonOut.String() != string(want)+"\n" || human.Len() != 0 {
 		t.Fatalf("json %q human %q", jsonOut.String(), human.String())
+	}
+}
+
+// A terminal card shows the last lines of the output and says what it
+// leaves out, including what the terminal cut before the model saw it, so
+// the card and the model's view agree.
+func TestTerminalCardSaysWhatItLeavesOut(t *testing.T) {
+	t.Parallel()
+	var lines []string
+	for i := 1; i <= 30; i++ {
+		lines = append(lines, fmt.Sprint(i))
+		if i == 3 {
+			lines = append(lines, "[… 1234567 bytes (200000 lines) omitted …]")
+		}
+	}
+	res, _ := json.Marshal(map[string]any{"call_id": "c1", "tool": "terminal", "ok": true,
+		"presentation": map[string]any{"kind": "terminal", "command": "seq 1 200000", "exit_code": 0, "output": strings.Join(lines, "\n") + "\n"}})
+	var out bytes.Buffer
+	r := newRenderer(&out, nil, false, display{width: 120})
+	r.event(session.Event{Seq: 1, Time: time.Unix(0, 0), Session: "s-1", Type: "tool.call", Data: json.RawMessage(`{"call_id":"c1","tool":"terminal","arguments":{"command":"seq 1 200000"}}`)})
+	r.event(session.Event{Seq: 2, Time: time.Unix(0, 0), Session: "s-1", Type: "tool.result", Data: res})
+	text := out.String()
+	if !strings.Contains(text, "… 19 lines before these not shown here; the model got them, except 1234567 bytes (200000 lines) omitted") || !strings.Contains(text, "30") {
+		t.Errorf("card:\n%s", text)
 	}
 }
