@@ -36,16 +36,24 @@ const fileWriteAccess = unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCES
 // devWritable are the device files and directories under /dev that
 // programs write to as a matter of course. Not all of /dev: a sandboxed
 // command must not write to a disk device.
-var devWritable = []string{
-	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx",
-	"/dev/pts", "/dev/shm",
-}
+var devWritable = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
+
+// ownDevWritable are the devices that are the sandbox's own in its mount
+// namespace (its devpts, its /dev/shm; /dev/tty, which a command without a
+// controlling terminal cannot open). Without the namespaces they are the
+// host's — the person's terminal, other programs' shared memory — and stay
+// read-only.
+var ownDevWritable = []string{"/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm"}
 
 // sandboxWritable lists where a sandboxed command may write: the
 // workspace, its temp dir and the usual devices (those that exist here).
-func sandboxWritable(workspace, tmp string) []string {
+func sandboxWritable(workspace, tmp string, namespaces bool) []string {
 	paths := []string{workspace, tmp}
-	for _, p := range devWritable {
+	devs := devWritable
+	if namespaces {
+		devs = append(devs[:len(devs):len(devs)], ownDevWritable...)
+	}
+	for _, p := range devs {
 		if _, err := os.Stat(p); err == nil {
 			paths = append(paths, p)
 		}

@@ -74,12 +74,12 @@ func planSandbox(cfg config) (*sandboxSpec, string, error) {
 	case nsErr == nil:
 		spec.namespaces = true
 		if llErr == nil {
-			spec.landlock = sandboxWritable(cfg.workspace, "/tmp")
+			spec.landlock = sandboxWritable(cfg.workspace, "/tmp", true)
 		} else {
 			note = fmt.Sprintf("note: the sandbox runs without Landlock here (%v): device files are not confined", llErr)
 		}
 	default:
-		spec.landlock = sandboxWritable(cfg.workspace, tmp)
+		spec.landlock = sandboxWritable(cfg.workspace, tmp, false)
 		note = fmt.Sprintf("note: the sandbox is partial here (namespaces: %v): writes outside the workspace are refused, "+
 			"but protected paths in it, file metadata, other processes and the network are not confined", nsErr)
 	}
