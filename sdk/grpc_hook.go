@@ -44,11 +44,13 @@ func (s *hookServer) Handle(ctx context.Context, req *hookv1.Handle_Request) (*h
 		Phase: req.Phase, SessionID: req.SessionId, Agent: req.Agent, CallID: req.CallId, Tool: req.Tool,
 		Arguments: req.ArgumentsJson, ActionKind: req.ActionKind, Summary: req.Summary,
 		Result: req.ResultContent, ResultErr: errorFromProto(req.ResultError), Model: req.Model,
+		Stage: req.Stage, Provider: req.Provider, Fallback: int(req.Fallback), Message: req.MessageJson,
+		Usage: usageFromProto(req.Usage),
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &hookv1.Handle_Response{Decision: hookv1.Decision(v.Decision), Reason: v.Reason}, nil
+	return &hookv1.Handle_Response{Decision: hookv1.Decision(v.Decision), Reason: v.Reason, Metadata: v.Metadata}, nil
 }
 
 // HookClient is the host side of a hook plugin connection. It implements [Hook].
@@ -73,9 +75,11 @@ func (c *HookClient) Handle(ctx context.Context, ev HookEvent) (HookVerdict, err
 		Phase: ev.Phase, SessionId: ev.SessionID, Agent: ev.Agent, CallId: ev.CallID, Tool: ev.Tool,
 		ArgumentsJson: ev.Arguments, ActionKind: ev.ActionKind, Summary: ev.Summary,
 		ResultContent: ev.Result, ResultError: errorToProto(ev.ResultErr), Model: ev.Model,
+		Stage: ev.Stage, Provider: ev.Provider, Fallback: int32(ev.Fallback), MessageJson: ev.Message,
+		Usage: usageToProto(ev.Usage),
 	})
 	if err != nil {
 		return HookVerdict{}, err
 	}
-	return HookVerdict{Decision: Decision(resp.Decision), Reason: resp.Reason}, nil
+	return HookVerdict{Decision: Decision(resp.Decision), Reason: resp.Reason, Metadata: resp.Metadata}, nil
 }

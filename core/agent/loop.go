@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -66,6 +67,7 @@ const (
 // Config is one agent's loop settings.
 type Config struct {
 	Session  string
+	Agent    string        // the agent's name, for the llm/stream hooks
 	Bindings []llm.Binding // the agent's models, fallback order
 	MaxTurns int           // default 50
 	// MaxTokens and MaxUSD are the agent's budget; 0 is unlimited.
@@ -285,19 +287,19 @@ func (l *Loop) request(ctx context.Context, msgs []sdk.Message) (llm.AssistantMe
 		model = l.cfg.Bindings[0].Name
 	}
 	est := l.estimator.tokens(len(prompt))
-	l.record(ctx, "llm.request", map[string]any{
+	obs := &observer{loop: l, ctx: ctx, request: map[string]any{
 		"turn":                l.turn,
 		"model":               model,
 		"messages":            len(msgs),
 		"prompt_tokens_est":   est,
 		"shared_prefix_bytes": sharedPrefix(l.prevPrompt, prompt),
 		"prompt_bytes":        len(prompt),
-	})
+	}}
 	l.prevPrompt = prompt
-	obs := &observer{loop: l, ctx: ctx}
 	msg, binding, err := l.model.Complete(ctx, llm.Request{Bindings: l.cfg.Bindings, Messages: withPinned(msgs), Tools: defs,
-		PromptTokensEst: int64(est), Limit: l.streamLimit}, obs)
+		PromptTokensEst: int64(est), Limit: l.streamLimit, Session: l.cfg.Session, Agent: l.cfg.Agent}, obs)
 	obs.flush()
+	obs.ensureRequest()
 	if err != nil {
 		return msg, err
 	}
@@ -386,6 +388,12 @@ func (l *Loop) record(ctx context.Context, typ string, data any) {
 type observer struct {
 	loop *Loop
 	ctx  context.Context
+	// request is the data of the request's llm.request event, recorded
+	// when the llm layer reports the request (OnRequest: once per model
+	// tried, after the llm/stream hooks let it go) or, from a model that
+	// does not, before anything else it reports. nil for a side request.
+	request   map[string]any
+	requested bool
 
 	mu      sync.Mutex // the stream's goroutine and the flush timer
 	block   int
@@ -400,9 +408,46 @@ const (
 	chunkBytes = 1024
 )
 
+// OnRequest records an llm.request event for each model tried: a fallback
+// is a request of its own.
+func (o *observer) OnRequest(info llm.RequestInfo) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.request == nil {
+		return
+	}
+	o.flushLocked()
+	data := maps.Clone(o.request)
+	data["model"] = info.Binding.Name
+	if info.Fallback > 1 {
+		data["fallback"] = info.Fallback
+	}
+	if len(info.Metadata) > 0 {
+		data["hook_metadata"] = info.Metadata
+	}
+	o.loop.record(o.ctx, "llm.request", data)
+	o.requested = true
+}
+
+// ensureRequest records the request's llm.request event unless it was.
+func (o *observer) ensureRequest() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.ensureRequestLocked()
+}
+
+func (o *observer) ensureRequestLocked() {
+	if o.request == nil || o.requested {
+		return
+	}
+	o.requested = true
+	o.loop.record(o.ctx, "llm.request", o.request)
+}
+
 func (o *observer) OnRetry(attempt int, kind sdk.ErrorKind, delay time.Duration) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.ensureRequestLocked()
 	o.flushLocked()
 	o.loop.record(o.ctx, "llm.retry", map[string]any{"attempt": attempt, "kind": kind, "delay_ms": delay.Milliseconds()})
 }
@@ -410,6 +455,7 @@ func (o *observer) OnRetry(attempt int, kind sdk.ErrorKind, delay time.Duration)
 func (o *observer) OnChunk(block int, kind, delta string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.ensureRequestLocked()
 	if o.pending.Len() > 0 && (block != o.block || kind != o.kind) {
 		o.flushLocked()
 	}
@@ -445,6 +491,7 @@ func (o *observer) flushLocked() {
 func (o *observer) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.ensureRequestLocked()
 	o.flushLocked()
 	l := o.loop
 	l.tokens += u.PromptTokens + u.CompletionTokens
@@ -480,3 +527,5 @@ func (o *observer) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
 type usageObserver struct{ *observer }
 
 func (usageObserver) OnChunk(int, string, string) {}
+
+var _ llm.RequestObserver = (*observer)(nil)

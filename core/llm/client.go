@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -22,6 +24,10 @@ type Options struct {
 	Sleep  Sleeper        // nil: real time; tests inject one that does not wait
 	Rand   func() float64 // jitter source in [0, 1); nil: math/rand/v2
 	Hooks  []Hook         // extra hooks, run around each attempt inside the built-in ones
+	// StreamHooks are the llm/stream hook plugins, called before and after
+	// each model request in order.
+	StreamHooks []StreamHook
+	Logger      hclog.Logger // nil: none
 }
 
 // Client runs model calls through the llm/stream waterfall. It keeps one
@@ -37,7 +43,7 @@ type Client struct {
 
 // NewClient returns a Client over the providers that streamers resolves. The
 // chain of hooks, outermost first, is: fallback (over the request's bindings),
-// retry (per binding), budget (pre-check of each attempt), metering (usage
+// the llm/stream hooks (once per binding tried), retry (per binding), budget (pre-check of each attempt), metering (usage
 // and cost of each attempt), then opts.Hooks, then the attempt itself.
 func NewClient(streamers StreamerResolver, opts Options) *Client {
 	policy := DefaultRetryPolicy()
@@ -53,8 +59,13 @@ func NewClient(streamers StreamerResolver, opts Options) *Client {
 		random = rand.Float64
 	}
 	c := &Client{streamers: streamers, handles: map[bindingKey]sdk.Handle{}}
+	logger := opts.Logger
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
 	c.hooks = append([]Hook{
 		fallbackHook{},
+		requestHook{hooks: opts.StreamHooks, log: logger},
 		retryHook{policy: policy, sleep: sleeper, rand: random},
 		budgetHook{check: opts.Budget},
 		meteringHook{},
@@ -90,7 +101,7 @@ func (c *Client) Complete(ctx context.Context, req Request, obs Observer) (Assis
 	if ctx.Err() != nil {
 		return AssistantMessage{}, req.Bindings[0], contextError(ctx)
 	}
-	call := &Call{Request: req, Observer: obs, Binding: req.Bindings[0]}
+	call := &Call{Request: req, Observer: obs, Binding: req.Bindings[0], Fallback: 1}
 	msg, err := c.handler(ctx, call)
 	if err != nil {
 		return AssistantMessage{}, call.Binding, err

@@ -384,7 +384,7 @@ func TestHookChain(t *testing.T) {
 	client := llm.NewClient(func(string) (llm.Streamer, error) {
 		return &fakeStreamer{t: t, steps: []step{answer("x")}}, nil
 	}, llm.Options{Hooks: []llm.Hook{extra}})
-	want := []string{"fallback", "retry", "budget", "metering", "trace"}
+	want := []string{"fallback", "llm/stream hooks", "retry", "budget", "metering", "trace"}
 	if got := client.HookNames(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("hooks %v, want %v", got, want)
 	}

@@ -14,6 +14,7 @@ type Call struct {
 	Observer Observer // never nil
 	Binding  Binding  // the binding of the current attempt (set by the fallback hook)
 	Attempt  int      // 1-based number of the current attempt over the whole request
+	Fallback int      // 1-based position of Binding in Request.Bindings
 }
 
 // Handler runs (the rest of) a model call.
@@ -38,7 +39,7 @@ func (fallbackHook) Wrap(next Handler) Handler {
 		bindings := call.Request.Bindings
 		for i := 0; ; i++ {
 			b := bindings[i]
-			call.Binding = b
+			call.Binding, call.Fallback = b, i+1
 			msg, err := next(ctx, call)
 			if err == nil {
 				return msg, nil

@@ -33,6 +33,8 @@ type Request struct {
 	// the attempt at once with a *LimitError, and the attempt's usage so
 	// far (estimated where the server sent none) is metered.
 	Limit LimitCheck
+	// Session and Agent name who asks, for the llm/stream hooks.
+	Session, Agent string
 }
 
 // AssistantMessage is the answer of one finished attempt.

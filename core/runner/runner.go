@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -62,6 +63,7 @@ type Runner struct {
 	bindings    []llm.Binding
 	models      *llm.Registry
 	client      *llm.Client
+	streamHooks []llm.StreamHook
 	system      string
 
 	warmed  chan struct{} // closed when the agent's tool plugins have started
@@ -217,8 +219,30 @@ func (r *Runner) openModels(ctx context.Context) error {
 	if r.bindings, err = models.ResolveAll(ctx, r.agent.Models); err != nil {
 		return err
 	}
-	r.client = llm.NewClient(r.streamerFor, llm.Options{Budget: r.budgetCheck, Sleep: r.opts.RetryWait})
+	if r.streamHooks, err = streamHooks(r.cfg, r.host); err != nil {
+		return err
+	}
+	r.client = llm.NewClient(r.streamerFor, llm.Options{Budget: r.budgetCheck, Sleep: r.opts.RetryWait,
+		StreamHooks: r.streamHooks, Logger: r.opts.Logger})
 	return nil
+}
+
+// streamHooks subscribes the configuration's hook plugins that name
+// llm/stream to every model request, each call bounded by the block's
+// timeout.
+func streamHooks(cfg *config.Config, host *pluginhost.Host) ([]llm.StreamHook, error) {
+	var hooks []llm.StreamHook
+	for _, h := range cfg.Hooks {
+		if !slices.Contains(h.Phases, sdk.PhaseLLMStream) {
+			continue
+		}
+		handle, err := host.Hook(h.Name)
+		if err != nil {
+			return nil, err
+		}
+		hooks = append(hooks, llm.StreamHook{Name: h.Name, Timeout: h.Timeout, Handle: handle.Handle})
+	}
+	return hooks, nil
 }
 
 func (r *Runner) budgetCheck(ctx context.Context) error {
@@ -269,6 +293,7 @@ func (r *Runner) build(ctx context.Context) error {
 	r.system = r.systemPrompt(ex.Definitions())
 	r.loop = agent.New(agent.Config{
 		Session:   r.session,
+		Agent:     r.agent.Name,
 		Bindings:  r.bindings,
 		MaxTurns:  r.agent.MaxTurns,
 		MaxTokens: r.agent.Budget.MaxTokens,
@@ -348,7 +373,8 @@ func (r *Runner) compactor(ctx context.Context) *agent.Compactor {
 			retry := llm.RetryPolicy{MaxRetries: 1, BaseDelay: 200 * time.Millisecond, MaxRetryAfter: time.Second}
 			c.Model = llm.NewClient(func(name string) (llm.Streamer, error) {
 				return r.streamerFor(name)
-			}, llm.Options{Retry: &retry, Budget: r.budgetCheck, Sleep: r.opts.RetryWait})
+			}, llm.Options{Retry: &retry, Budget: r.budgetCheck, Sleep: r.opts.RetryWait,
+				StreamHooks: r.streamHooks, Logger: r.opts.Logger})
 		}
 	}
 	return c

@@ -10,6 +10,7 @@ package hookv1
 
 import (
 	commonv1 "github.com/harness-agent/harness/sdk/proto/commonv1"
+	providerv1 "github.com/harness-agent/harness/sdk/proto/providerv1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -256,8 +257,20 @@ type Handle_Request struct {
 	// result is set in tools/post-execute and tools/result.
 	ResultContent string          `protobuf:"bytes,9,opt,name=result_content,json=resultContent,proto3" json:"result_content,omitempty"`
 	ResultError   *commonv1.Error `protobuf:"bytes,10,opt,name=result_error,json=resultError,proto3" json:"result_error,omitempty"`
-	// model is set in llm/stream.
-	Model         string `protobuf:"bytes,11,opt,name=model,proto3" json:"model,omitempty"`
+	// model is set in llm/stream: the HCL model block's name.
+	Model string `protobuf:"bytes,11,opt,name=model,proto3" json:"model,omitempty"`
+	// llm/stream: stage is "before" (the request is about to be sent: a deny
+	// vetoes it) or "after" (the request finished: only observed).
+	Stage string `protobuf:"bytes,12,opt,name=stage,proto3" json:"stage,omitempty"`
+	// llm/stream: the HCL provider block's name and the 1-based number of
+	// the model in the agent's fallback list.
+	Provider string `protobuf:"bytes,13,opt,name=provider,proto3" json:"provider,omitempty"`
+	Fallback int32  `protobuf:"varint,14,opt,name=fallback,proto3" json:"fallback,omitempty"`
+	// llm/stream "after": the assembled assistant message as JSON
+	// ({"content","reasoning","tool_calls":[{"id","name","arguments"}],"finish_reason"})
+	// and its usage; result_error instead when the request failed.
+	MessageJson   []byte            `protobuf:"bytes,15,opt,name=message_json,json=messageJson,proto3" json:"message_json,omitempty"`
+	Usage         *providerv1.Usage `protobuf:"bytes,16,opt,name=usage,proto3" json:"usage,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -369,10 +382,47 @@ func (x *Handle_Request) GetModel() string {
 	return ""
 }
 
+func (x *Handle_Request) GetStage() string {
+	if x != nil {
+		return x.Stage
+	}
+	return ""
+}
+
+func (x *Handle_Request) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+func (x *Handle_Request) GetFallback() int32 {
+	if x != nil {
+		return x.Fallback
+	}
+	return 0
+}
+
+func (x *Handle_Request) GetMessageJson() []byte {
+	if x != nil {
+		return x.MessageJson
+	}
+	return nil
+}
+
+func (x *Handle_Request) GetUsage() *providerv1.Usage {
+	if x != nil {
+		return x.Usage
+	}
+	return nil
+}
+
 type Handle_Response struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Decision      Decision               `protobuf:"varint,1,opt,name=decision,proto3,enum=harness.hook.v1.Decision" json:"decision,omitempty"`
-	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Decision Decision               `protobuf:"varint,1,opt,name=decision,proto3,enum=harness.hook.v1.Decision" json:"decision,omitempty"`
+	Reason   string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// llm/stream "before": key/value pairs recorded with the llm.request event.
+	Metadata      map[string]string `protobuf:"bytes,3,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -421,19 +471,26 @@ func (x *Handle_Response) GetReason() string {
 	return ""
 }
 
+func (x *Handle_Response) GetMetadata() map[string]string {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
 var File_hookv1_hook_proto protoreflect.FileDescriptor
 
 const file_hookv1_hook_proto_rawDesc = "" +
 	"\n" +
-	"\x11hookv1/hook.proto\x12\x0fharness.hook.v1\x1a\x15commonv1/common.proto\"\x81\x01\n" +
+	"\x11hookv1/hook.proto\x12\x0fharness.hook.v1\x1a\x15commonv1/common.proto\x1a\x19providerv1/provider.proto\"\x81\x01\n" +
 	"\bDescribe\x1a\t\n" +
 	"\aRequest\x1aj\n" +
 	"\bResponse\x12\x1f\n" +
 	"\vplugin_name\x18\x01 \x01(\tR\n" +
 	"pluginName\x12%\n" +
 	"\x0eplugin_version\x18\x02 \x01(\tR\rpluginVersion\x12\x16\n" +
-	"\x06phases\x18\x03 \x03(\tR\x06phases\"\xc3\x03\n" +
-	"\x06Handle\x1a\xdd\x02\n" +
+	"\x06phases\x18\x03 \x03(\tR\x06phases\"\xf0\x05\n" +
+	"\x06Handle\x1a\x80\x04\n" +
 	"\aRequest\x12\x14\n" +
 	"\x05phase\x18\x01 \x01(\tR\x05phase\x12\x1d\n" +
 	"\n" +
@@ -448,10 +505,19 @@ const file_hookv1_hook_proto_rawDesc = "" +
 	"\x0eresult_content\x18\t \x01(\tR\rresultContent\x12;\n" +
 	"\fresult_error\x18\n" +
 	" \x01(\v2\x18.harness.common.v1.ErrorR\vresultError\x12\x14\n" +
-	"\x05model\x18\v \x01(\tR\x05model\x1aY\n" +
+	"\x05model\x18\v \x01(\tR\x05model\x12\x14\n" +
+	"\x05stage\x18\f \x01(\tR\x05stage\x12\x1a\n" +
+	"\bprovider\x18\r \x01(\tR\bprovider\x12\x1a\n" +
+	"\bfallback\x18\x0e \x01(\x05R\bfallback\x12!\n" +
+	"\fmessage_json\x18\x0f \x01(\fR\vmessageJson\x120\n" +
+	"\x05usage\x18\x10 \x01(\v2\x1a.harness.provider.v1.UsageR\x05usage\x1a\xe2\x01\n" +
 	"\bResponse\x125\n" +
 	"\bdecision\x18\x01 \x01(\x0e2\x19.harness.hook.v1.DecisionR\bdecision\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason*K\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12J\n" +
+	"\bmetadata\x18\x03 \x03(\v2..harness.hook.v1.Handle.Response.MetadataEntryR\bmetadata\x1a;\n" +
+	"\rMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*K\n" +
 	"\bDecision\x12\x18\n" +
 	"\x14DECISION_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eDECISION_ALLOW\x10\x01\x12\x11\n" +
@@ -473,7 +539,7 @@ func file_hookv1_hook_proto_rawDescGZIP() []byte {
 }
 
 var file_hookv1_hook_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hookv1_hook_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_hookv1_hook_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_hookv1_hook_proto_goTypes = []any{
 	(Decision)(0),             // 0: harness.hook.v1.Decision
 	(*Describe)(nil),          // 1: harness.hook.v1.Describe
@@ -482,20 +548,24 @@ var file_hookv1_hook_proto_goTypes = []any{
 	(*Describe_Response)(nil), // 4: harness.hook.v1.Describe.Response
 	(*Handle_Request)(nil),    // 5: harness.hook.v1.Handle.Request
 	(*Handle_Response)(nil),   // 6: harness.hook.v1.Handle.Response
-	(*commonv1.Error)(nil),    // 7: harness.common.v1.Error
+	nil,                       // 7: harness.hook.v1.Handle.Response.MetadataEntry
+	(*commonv1.Error)(nil),    // 8: harness.common.v1.Error
+	(*providerv1.Usage)(nil),  // 9: harness.provider.v1.Usage
 }
 var file_hookv1_hook_proto_depIdxs = []int32{
-	7, // 0: harness.hook.v1.Handle.Request.result_error:type_name -> harness.common.v1.Error
-	0, // 1: harness.hook.v1.Handle.Response.decision:type_name -> harness.hook.v1.Decision
-	3, // 2: harness.hook.v1.Hook.Describe:input_type -> harness.hook.v1.Describe.Request
-	5, // 3: harness.hook.v1.Hook.Handle:input_type -> harness.hook.v1.Handle.Request
-	4, // 4: harness.hook.v1.Hook.Describe:output_type -> harness.hook.v1.Describe.Response
-	6, // 5: harness.hook.v1.Hook.Handle:output_type -> harness.hook.v1.Handle.Response
-	4, // [4:6] is the sub-list for method output_type
-	2, // [2:4] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	8, // 0: harness.hook.v1.Handle.Request.result_error:type_name -> harness.common.v1.Error
+	9, // 1: harness.hook.v1.Handle.Request.usage:type_name -> harness.provider.v1.Usage
+	0, // 2: harness.hook.v1.Handle.Response.decision:type_name -> harness.hook.v1.Decision
+	7, // 3: harness.hook.v1.Handle.Response.metadata:type_name -> harness.hook.v1.Handle.Response.MetadataEntry
+	3, // 4: harness.hook.v1.Hook.Describe:input_type -> harness.hook.v1.Describe.Request
+	5, // 5: harness.hook.v1.Hook.Handle:input_type -> harness.hook.v1.Handle.Request
+	4, // 6: harness.hook.v1.Hook.Describe:output_type -> harness.hook.v1.Describe.Response
+	6, // 7: harness.hook.v1.Hook.Handle:output_type -> harness.hook.v1.Handle.Response
+	6, // [6:8] is the sub-list for method output_type
+	4, // [4:6] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_hookv1_hook_proto_init() }
@@ -509,7 +579,7 @@ func file_hookv1_hook_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hookv1_hook_proto_rawDesc), len(file_hookv1_hook_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   6,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
