@@ -6,31 +6,27 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/harness-agent/harness/internal/testfs"
 	"github.com/harness-agent/harness/sdk"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
-// buildPlugin builds the Go package pkg (relative to the repository root)
-// to dst and returns the binary's sha256.
-func buildPlugin(t *testing.T, pkg, dst string) string {
+// copyPlugin builds the Go package pkg once (see buildPlugin), copies it
+// to dst and returns its sha256.
+func copyPlugin(t *testing.T, pkg, dst string) string {
 	t.Helper()
-	build := exec.Command("go", "build", "-o", dst, pkg)
-	build.Dir = repoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build %s: %v\n%s", pkg, err, out)
-	}
+	testfs.CopyExecutable(t, buildPlugin(t, pkg, filepath.Base(dst)), dst)
 	return fileSHA256(t, dst)
 }
 
 // streamHookConfig is the DeepSeek agent with the streamhook plugin
 // subscribed to llm/stream.
 func streamHookConfig(t *testing.T, dir, url string) string {
-	sum := buildPlugin(t, "./cmd/harness/testdata/streamhook", filepath.Join(dir, "bin", "streamhook"))
+	sum := copyPlugin(t, "./cmd/harness/testdata/streamhook", filepath.Join(dir, "bin", "streamhook"))
 	return deepseekConfig(url, "", fmt.Sprintf(`
 hook "guard" {
   path    = "./bin/streamhook"
