@@ -582,6 +582,12 @@ func (r *Runner) End(ctx context.Context, status string) error {
 		return nil
 	}
 	ctx = context.WithoutCancel(ctx)
+	if r.stopBeat != nil {
+		r.stopBeat() // EndSession lets the lease go
+	}
+	if r.rec == nil { // a resume that failed before its tools were built
+		r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink}
+	}
 	t := r.Totals()
 	err := r.rec.Record(ctx, "session.ended", map[string]any{"status": status, "turns": t.Turns, "tokens": t.Tokens, "cost_usd": t.CostUSD, "pending_actions": t.Pending})
 	return errors.Join(err, r.store.EndSession(ctx, r.session, status, t.Turns))
