@@ -1,0 +1,126 @@
+package event
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/sdk"
+)
+
+// samples has every event type with every field set, so that omitempty
+// fields are encoded too.
+func samples() []Data {
+	args := json.RawMessage(`{"path":"a.go"}`)
+	return []Data{
+		SessionStarted{Agent: "a", Config: "/c.hcl", Model: "m", Task: "do <it>", Workspace: "/w"},
+		SessionResumed{Agent: "a", Messages: 3, Turns: 2},
+		UserMessage{Text: "more"},
+		TurnInterrupted{Partial: "so far", Request: true},
+		LLMRequest{Messages: 2, Model: "m", PromptBytes: 100, PromptTokensEst: 25, SharedPrefixBytes: 80, Turn: 1},
+		AssistantChunk{Block: 1, Delta: "I'll", Kind: ChunkText},
+		LLMRetry{Attempt: 1, DelayMS: 500, Kind: sdk.KindRateLimited},
+		AssistantMessage{Content: "c", FinishReason: "tool_calls", Model: "m", Reasoning: "r",
+			ReasoningBlocks: []sdk.ReasoningBlock{{Text: "t", Signature: "s", Redacted: true}},
+			ToolCalls:       []Call{{Arguments: args, ID: "c1", Name: "read_file"}}, Turn: 1},
+		LLMUsage{CacheHitTokens: 1, CacheMissTokens: 2, CacheWriteTokens: 3, CompletionTokens: 4, CostUSD: 0.0125,
+			Estimated: true, Model: "m", PromptTokens: 6, ReasoningTokens: 7, Turn: 1},
+		ToolCall{CallID: "c1", Tool: "read_file", Arguments: args},
+		ToolProgress{CallID: "c1", Stream: StreamStdout, Text: "out"},
+		ActionProposed{ActionID: "a1", CallID: "c1", Tool: "terminal", Kind: "terminal", Summary: "go test"},
+		ActionDecided{ActionID: "a1", CallID: "c1", Decision: "approved", By: "user", Rule: "always", Remember: []string{"terminal:go test *"}},
+		ToolResult{CallID: "c1", Tool: "terminal", OK: false, Content: "x", Error: &ErrorData{Kind: sdk.KindDenied, Message: "no"},
+			Presentation: json.RawMessage(`{"kind":"text","text":"x"}`), DurationMS: 12, ActionID: "a1"},
+		Note{Title: "t", Body: "b"},
+		Decision{Title: "t", Options: []string{"a", "b"}, Chosen: "a", Rationale: "r"},
+		Checklist{Title: "t", Items: []ChecklistItem{{Text: "x", Done: true}}},
+		ContextCompacted{DroppedMessages: 4, Summarizer: SummarizerModel, TokensAfter: 10, TokensBefore: 100},
+		LimitReached{CostUSD: 1.5, Limit: "max_turns", Tokens: 100, Turns: 3},
+		AgentResponse{Refusal: true, Text: "done"},
+		Error{Kind: sdk.KindInternal, Message: "boom"},
+		SessionEnded{CostUSD: 0.5, PendingActions: 1, Status: "completed", Tokens: 10, Turns: 2},
+	}
+}
+
+// structTyped are the payloads that were Go structs before this package
+// (their field order is their declaration order); every other payload was
+// a map[string]any, which encodes its keys sorted.
+var structTyped = map[string]bool{
+	TypeToolCall: true, TypeToolProgress: true, TypeToolResult: true, TypeActionProposed: true, TypeActionDecided: true,
+	TypeArtifactNote: true, TypeArtifactDecision: true, TypeArtifactChecklist: true,
+}
+
+// TestEncodingIsAsBefore proves the --json stream is byte-compatible with
+// the map payloads the writers used to build: a struct's encoding equals
+// the encoding of the same fields as a map.
+func TestEncodingIsAsBefore(t *testing.T) {
+	for _, d := range samples() {
+		got, err := json.Marshal(d)
+		if err != nil {
+			t.Fatalf("%s: %v", d.EventType(), err)
+		}
+		if structTyped[d.EventType()] {
+			continue
+		}
+		// Top-level keys only: nested values such as sdk.ReasoningBlock
+		// were structs inside the map.
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(got, &m); err != nil {
+			t.Fatalf("%s: %v", d.EventType(), err)
+		}
+		want, _ := json.Marshal(m)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s encodes as\n%s\nbut the map payload encoded as\n%s\n(keep the fields in alphabetical order of their JSON names)", d.EventType(), got, want)
+		}
+	}
+}
+
+func TestAssistantMessageEncoding(t *testing.T) {
+	// The calls were maps too: their keys are sorted.
+	got, _ := json.Marshal(Call{Arguments: json.RawMessage(`{}`), ID: "c1", Name: "n"})
+	if want := `{"arguments":{},"id":"c1","name":"n"}`; string(got) != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+
+	got, _ = json.Marshal(AssistantMessage{Model: "m"})
+	want := `{"content":"","finish_reason":"","model":"m","reasoning":"","tool_calls":[],"turn":0}`
+	if string(got) != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+func TestDecodeRoundTrips(t *testing.T) {
+	all := All()
+	s := samples()
+	if len(s) != len(all) {
+		t.Fatalf("samples has %d types, All %d", len(s), len(all))
+	}
+	for i, d := range s {
+		if reflect.TypeOf(d) != reflect.TypeOf(all[i]) {
+			t.Errorf("sample %d is %T, All has %T", i, d, all[i])
+		}
+		raw, _ := json.Marshal(d)
+		got, err := Decode(session.Event{Seq: 1, Type: d.EventType(), Data: raw})
+		if err != nil {
+			t.Fatalf("%s: %v", d.EventType(), err)
+		}
+		if !reflect.DeepEqual(got, d) {
+			t.Errorf("%s: decoded %#v, want %#v", d.EventType(), got, d)
+		}
+	}
+}
+
+func TestDecodeRejectsUnknownAndMalformed(t *testing.T) {
+	if _, err := Decode(session.Event{Seq: 4, Type: "tool.calls", Data: json.RawMessage(`{}`)}); err == nil {
+		t.Error("an unknown type decoded")
+	}
+	if _, err := Decode(session.Event{Seq: 5, Type: TypeToolCall, Data: json.RawMessage(`{"call_id":1}`)}); err == nil {
+		t.Error("a call id that is a number decoded")
+	}
+	d, err := Decode(session.Event{Seq: 6, Type: TypeUserMessage})
+	if err != nil || d != (UserMessage{}) {
+		t.Errorf("empty data: %#v, %v", d, err)
+	}
+}
