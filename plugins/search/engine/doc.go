@@ -23,7 +23,12 @@
 //     .gitignore files of the folders above Query.Path apply to it;
 //   - skips hidden files and folders (names starting with '.'), unless a
 //     negated pattern names them ("!.env");
-//   - does not follow symbolic links, and searches only regular files;
+//   - does not follow symbolic links at any step: the root is resolved
+//     once, then every folder and file is opened with no link allowed in
+//     any component (openat2 RESOLVE_NO_SYMLINKS, else openat with
+//     O_NOFOLLOW per component), so a folder swapped for a link while the
+//     walk runs is skipped, never followed; and searches only regular
+//     files, checked on the opened file (a FIFO swapped in is not read);
 //   - skips binary files: a file containing a NUL byte is not searched.
 //
 // It always skips folders named .git (git's data) and .harness (the
@@ -90,8 +95,9 @@
 //     them.
 //   - Unreadable files and folders are skipped silently (rg warns).
 //   - rg streams each file through a 64 KiB buffer; here a file is read
-//     whole, so memory grows with the largest file searched (one buffer
-//     per worker).
+//     whole, so files over MaxFileBytes (32 MiB) are not searched at all
+//     but listed in Result.Skipped: memory stays within one such buffer
+//     per worker.
 //   - Hidden means a name starting with '.', on every platform (rg on
 //     Windows also honours the hidden attribute).
 //
