@@ -92,7 +92,50 @@ need_jaeger() {
   mv "$dir/jaeger.partial" "$HARNESS_JAEGER"
 }
 
-services=(mcp_servers chromium jaeger)
+# A throwaway PostgreSQL cluster for the PostgreSQL session store tests
+# (core/session and the fleet tests read HARNESS_TEST_POSTGRES). Installed
+# from the OS packages when missing; initdb into a temporary folder, served
+# on a Unix socket in that folder only (no TCP port), as an unprivileged user
+# (postgres refuses to run as root), stopped and deleted at exit. A database
+# of the developer's own is never touched. HARNESS_TEST_POSTGRES set by the
+# caller is used as it is (tests create and drop schemas of their own in it).
+need_postgres() {
+  if [ -n "${HARNESS_TEST_POSTGRES:-}" ]; then
+    return 0
+  fi
+  local bin
+  bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+  if [ -z "$bin" ] && ! command -v initdb >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+      say "installing PostgreSQL for the session store tests (apt-get install postgresql)"
+      DEBIAN_FRONTEND=noninteractive apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+      bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+    else
+      echo "scripts/test.sh: no PostgreSQL (initdb) found and not root: the PostgreSQL store tests will skip; install the postgresql package to run them" >&2
+      return 0
+    fi
+  fi
+  [ -n "$bin" ] || bin="$(dirname "$(command -v initdb)")"
+  local dir user=""
+  dir="$(mktemp -d /tmp/harness-pg.XXXXXX)"
+  at_exit "rm -rf '$dir'"
+  if [ "$(id -u)" = 0 ]; then
+    user=postgres
+    id -u "$user" >/dev/null 2>&1 || user=nobody
+    chown "$user" "$dir"
+  fi
+  as_pg() { if [ -n "$user" ]; then runuser -u "$user" -- "$@"; else "$@"; fi; }
+  say "starting a throwaway PostgreSQL cluster in $dir ($("$bin/postgres" --version))"
+  as_pg "$bin/initdb" -D "$dir/data" -U harness -A trust --no-sync -E UTF8 >"$dir/initdb.log" 2>&1 ||
+    die "initdb failed: $(cat "$dir/initdb.log")"
+  as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o "-c listen_addresses='' -k $dir -c fsync=off -c max_connections=200" start >/dev/null ||
+    die "PostgreSQL did not start: $(cat "$dir/server.log")"
+  at_exit "as_pg '$bin/pg_ctl' -D '$dir/data' -m immediate -w stop >/dev/null"
+  export HARNESS_TEST_POSTGRES="postgres://harness@/postgres?host=$dir&sslmode=disable"
+}
+
+services=(mcp_servers chromium jaeger postgres)
 
 # ---- go test -------------------------------------------------------------
 

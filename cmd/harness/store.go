@@ -119,7 +119,7 @@ func (sc scope) describe() string {
 func sessionByID(ctx context.Context, s *session.Store, id string) (session.SessionInfo, error) {
 	info, err := s.Session(ctx, id)
 	if errors.Is(err, session.ErrNotFound) || errors.Is(err, session.ErrAmbiguous) {
-		return info, exitf(exitUsage, "%v (store %s; `harness sessions list --all` lists every session)", err, s.Path())
+		return info, exitf(exitUsage, "%v (store %s; `harness sessions list --all` lists every session)", err, s.Name())
 	}
 	return info, err
 }
@@ -136,7 +136,7 @@ func countNoun(n int, noun string) string {
 func actionByID(ctx context.Context, s *session.Store, id string) (session.Action, error) {
 	a, err := s.Action(ctx, id)
 	if errors.Is(err, session.ErrNotFound) || errors.Is(err, session.ErrAmbiguous) {
-		return a, exitf(exitUsage, "%v (store %s; `harness actions list --all` lists every action)", err, s.Path())
+		return a, exitf(exitUsage, "%v (store %s; `harness actions list --all` lists every action)", err, s.Name())
 	}
 	return a, err
 }

@@ -98,7 +98,8 @@ func TestStoreFlagsAndEnvironment(t *testing.T) {
 		{name: "--store sqlite URL", args: []string{"--store", "sqlite://" + alt}, file: alt},
 		{name: "HARNESS_STORE", env: []string{"HARNESS_STORE=" + alt + "2"}, file: alt + "2"},
 		{name: "XDG_STATE_HOME", env: []string{"HARNESS_STATE_DIR=", "XDG_STATE_HOME=" + filepath.Dir(alt)}, file: filepath.Join(filepath.Dir(alt), "harness", "harness.db")},
-		{name: "postgres is refused", args: []string{"--store", "postgres://db/h"}, code: 2, err: "not supported yet"},
+		{name: "unreachable postgres", args: []string{"--store", "postgres://u:secret@127.0.0.1:1/h?connect_timeout=5"}, code: 1, err: "postgres://u:xxxxx@127.0.0.1:1/h"},
+		{name: "unknown scheme", args: []string{"--store", "mysql://db/h"}, code: 2, err: "not supported yet"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,6 +107,9 @@ func TestStoreFlagsAndEnvironment(t *testing.T) {
 			r := harness(t, dir, tt.env, args...)
 			if r.code != tt.code || !strings.Contains(r.stderr, tt.err) {
 				t.Fatalf("exit %d, want %d with %q\n%s", r.code, tt.code, tt.err, r.stderr)
+			}
+			if strings.Contains(r.stderr, "secret") {
+				t.Errorf("the password of the store URL is printed:\n%s", r.stderr)
 			}
 			if tt.file == "" {
 				return

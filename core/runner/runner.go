@@ -312,7 +312,7 @@ func (r *Runner) prepareTools(ctx context.Context) error {
 		return nil
 	}
 	<-r.warmed
-	protected := protectedPaths(r.cfg, r.store.Path(), r.opts.SelfExe)
+	protected := protectedPaths(r.cfg, r.store.File(), r.opts.SelfExe)
 	reg, err := tools.Build(ctx, tools.Setup{Config: r.cfg, Agent: r.agent, Catalog: r.catalog, Logger: r.opts.Logger,
 		Protected: approval.ProtectedPaths(protected)})
 	if err != nil {

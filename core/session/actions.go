@@ -51,14 +51,14 @@ func (s *Store) ProposeAction(ctx context.Context, a Action) (Action, error) {
 	a.Status, a.DecidedBy, a.Rule, a.Result, a.DecidedAt = "pending", "", "", nil, time.Time{}
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
 		// Checked first: an insert of no row below means a taken id.
-		if err := sessionExists(ctx, tx, a.Session); err != nil {
+		if err := s.sessionExists(ctx, tx, a.Session); err != nil {
 			return err
 		}
 		for range idAttempts {
 			a.ID = newActionID()
-			res, err := tx.ExecContext(ctx, `INSERT INTO actions
+			res, err := tx.ExecContext(ctx, s.q(`INSERT INTO actions
 				(id, session, call_id, tool, kind, summary, arguments, status, created_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`),
 				a.ID, a.Session, a.CallID, a.Tool, a.Kind, a.Summary, nullJSON(a.Arguments),
 				a.Status, a.CreatedAt.UnixNano())
 			if err != nil {
@@ -89,12 +89,12 @@ func (s *Store) DecideAction(ctx context.Context, id, status, by, rule string) e
 		return s.fail(op, errors.New("a decision needs the actor that made it"))
 	}
 	return s.write(ctx, op, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE actions SET status = ?, decided_by = ?, rule = ?, decided_at = ?
-			WHERE id = ? AND status = 'pending'`, status, by, rule, time.Now().UnixNano(), id)
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE actions SET status = ?, decided_by = ?, rule = ?, decided_at = ?
+			WHERE id = ? AND status = 'pending'`), status, by, rule, time.Now().UnixNano(), id)
 		if err != nil {
 			return err
 		}
-		return expectTransition(ctx, tx, res, id, "pending", "decided")
+		return s.expectTransition(ctx, tx, res, id, "pending", "decided")
 	})
 }
 
@@ -106,27 +106,50 @@ func (s *Store) SetActionResult(ctx context.Context, id string, result json.RawM
 		return s.fail(op, errors.New("result is not valid JSON"))
 	}
 	return s.write(ctx, op, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE actions SET status = 'executed', result = ?
-			WHERE id = ? AND status = 'approved'`, string(result), id)
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE actions SET status = 'executed', result = ?
+			WHERE id = ? AND status = 'approved'`), string(result), id)
 		if err != nil {
 			return err
 		}
-		return expectTransition(ctx, tx, res, id, "approved", "executed")
+		return s.expectTransition(ctx, tx, res, id, "approved", "executed")
 	})
 }
 
 // expectTransition explains an update of an action that changed no row:
 // the action is missing, or not in the status from which it may move.
-func expectTransition(ctx context.Context, tx *sql.Tx, res sql.Result, id, from, verb string) error {
+func (s *Store) expectTransition(ctx context.Context, tx *sql.Tx, res sql.Result, id, from, verb string) error {
 	if n, err := res.RowsAffected(); err != nil || n == 1 {
 		return err
 	}
-	current, err := currentStatus(ctx, tx, "actions", id)
+	current, err := s.currentStatus(ctx, tx, "actions", id)
 	if err != nil {
 		return err
 	}
-	return fmt.Errorf("action is %s: only a %s action can be %s", current, from, verb)
+	if from != "pending" || current == "pending" {
+		return fmt.Errorf("action is %s: only a %s action can be %s", current, from, verb)
+	}
+	// Another approver (another process, another machine) was first.
+	var (
+		by, rule string
+		at       sql.NullInt64
+	)
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT decided_by, rule, decided_at FROM actions WHERE id = ?`), id).Scan(&by, &rule, &at); err != nil {
+		return err
+	}
+	who := by
+	if rule != "" {
+		who += " (" + rule + ")"
+	}
+	when := ""
+	if at.Valid {
+		when = " at " + fromNanos(at.Int64).Format(time.RFC3339)
+	}
+	return fmt.Errorf("action is %s: only a %s action can be %s: %w by %s%s", current, from, verb, ErrAlreadyDecided, who, when)
 }
+
+// ErrAlreadyDecided says a decision came too late: the action was decided
+// before, by the actor the error names.
+var ErrAlreadyDecided = errors.New("already decided")
 
 const actionColumns = `id, session, call_id, tool, kind, summary, arguments, status,
 	decided_by, rule, result, created_at, decided_at FROM actions`
@@ -138,7 +161,7 @@ func (s *Store) Action(ctx context.Context, id string) (Action, error) {
 	if err != nil {
 		return Action{}, err
 	}
-	a, err := scanAction(s.db.QueryRowContext(ctx, `SELECT `+actionColumns+` WHERE id = ?`, full))
+	a, err := scanAction(s.db.QueryRowContext(ctx, s.q(`SELECT `+actionColumns+` WHERE id = ?`), full))
 	if err != nil {
 		return Action{}, s.fail("read action "+full, err)
 	}
@@ -152,9 +175,9 @@ func (s *Store) Actions(ctx context.Context, session, status string) ([]Action, 
 	if status != "" && !actionStatuses[status] {
 		return nil, s.fail(op, fmt.Errorf("unknown action status %q (want pending, approved, denied or executed)", status))
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+actionColumns+`
-		WHERE (?1 = '' OR session = ?1) AND (?2 = '' OR status = ?2)
-		ORDER BY created_at, id`, session, status)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+actionColumns+`
+		WHERE (CAST(?1 AS TEXT) = '' OR session = ?1) AND (CAST(?2 AS TEXT) = '' OR status = ?2)
+		ORDER BY created_at, id`), session, status)
 	if err != nil {
 		return nil, s.fail(op, err)
 	}

@@ -76,10 +76,11 @@ func checkGapFree(t *testing.T, s *Store, session string, writers, perWriter int
 func TestConcurrentAppend(t *testing.T) {
 	t.Parallel()
 	const writers, perWriter = 8, 200
-	s := newStore(t)
-	info := newSession(t, s)
-	appendConcurrently(t, []*Store{s}, info.ID, writers, perWriter)
-	checkGapFree(t, s, info.ID, writers, perWriter)
+	eachStore(t, func(t *testing.T, s *Store) {
+		info := newSession(t, s)
+		appendConcurrently(t, []*Store{s}, info.ID, writers, perWriter)
+		checkGapFree(t, s, info.ID, writers, perWriter)
+	})
 }
 
 // Two stores on one file stand in for two processes (a run and
@@ -87,13 +88,14 @@ func TestConcurrentAppend(t *testing.T) {
 func TestConcurrentAppendTwoStores(t *testing.T) {
 	t.Parallel()
 	const writers, perWriter = 4, 100
-	a := newStore(t)
-	b, err := OpenFile(a.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	info := newSession(t, a)
-	appendConcurrently(t, []*Store{a, b}, info.ID, writers, perWriter)
-	checkGapFree(t, b, info.ID, writers, perWriter)
+	eachStore(t, func(t *testing.T, a *Store) {
+		b, err := Open(a.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		info := newSession(t, a)
+		appendConcurrently(t, []*Store{a, b}, info.ID, writers, perWriter)
+		checkGapFree(t, b, info.ID, writers, perWriter)
+	})
 }

@@ -22,10 +22,14 @@ func notFound(noun string) error { return fmt.Errorf("%s %w", noun, ErrNotFound)
 // fail wraps err with what failed and where, and adds what to do when the
 // cause is one a person can fix (a full disk, a read-only file).
 func (s *Store) fail(op string, err error) error {
-	if hint := hintFor(err); hint != "" {
-		return fmt.Errorf("session store %s: %s: %w; %s", s.path, op, err, hint)
+	hint := hintFor(err)
+	if s.pg {
+		hint = pgHint(err)
 	}
-	return fmt.Errorf("session store %s: %s: %w", s.path, op, err)
+	if hint != "" {
+		return fmt.Errorf("session store %s: %s: %w; %s", s.name, op, err, hint)
+	}
+	return fmt.Errorf("session store %s: %s: %w", s.name, op, err)
 }
 
 func hintFor(err error) string {

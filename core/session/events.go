@@ -61,11 +61,15 @@ func (s *Store) Append(ctx context.Context, session, typ string, data any) (Even
 		return Event{}, s.fail(op, err)
 	}
 	ev := Event{Session: session, Type: typ, Data: raw}
+	if s.pg {
+		err := s.appendPostgres(ctx, op, &ev)
+		return ev, err
+	}
 	err = s.write(ctx, op, func(tx *sql.Tx) error {
 		// Taken under the write lock, so times increase with seq (as far as
 		// the wall clock does).
 		ev.Time = time.Now().UTC()
-		err := tx.StmtContext(ctx, s.appendEvent).QueryRowContext(ctx, session, ev.Time.UnixNano(), typ, string(raw)).Scan(&ev.Seq)
+		err := tx.StmtContext(ctx, s.appendEvent).QueryRowContext(ctx, s.q(session), ev.Time.UnixNano(), typ, string(raw)).Scan(&ev.Seq)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound("session")
 		}
@@ -102,8 +106,8 @@ func encodeData(data any) (json.RawMessage, error) {
 // afterSeq, in order; afterSeq 0 returns them all.
 func (s *Store) Events(ctx context.Context, session string, afterSeq int64) ([]Event, error) {
 	op := "read events of session " + session
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, time, type, data FROM events
-		WHERE session = ? AND seq > ? ORDER BY seq`, session, afterSeq)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT seq, time, type, data FROM events
+		WHERE session = ? AND seq > ? ORDER BY seq`), session, afterSeq)
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
@@ -126,7 +130,7 @@ func (s *Store) Events(ctx context.Context, session string, afterSeq int64) ([]E
 		return nil, s.fail(op, err)
 	}
 	if len(out) == 0 {
-		if err := sessionExists(ctx, s.db, session); err != nil {
+		if err := s.sessionExists(ctx, s.db, session); err != nil {
 			return nil, s.fail(op, err)
 		}
 	}
@@ -134,9 +138,9 @@ func (s *Store) Events(ctx context.Context, session string, afterSeq int64) ([]E
 }
 
 // sessionExists fails with a not-found error when there is no session id.
-func sessionExists(ctx context.Context, q queryer, id string) error {
+func (s *Store) sessionExists(ctx context.Context, q queryer, id string) error {
 	var n int
-	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM sessions WHERE id = ?`, id).Scan(&n); err != nil {
+	if err := q.QueryRowContext(ctx, s.q(`SELECT count(*) FROM sessions WHERE id = ?`), id).Scan(&n); err != nil {
 		return err
 	}
 	if n == 0 {

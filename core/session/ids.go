@@ -37,7 +37,7 @@ func (s *Store) resolveID(ctx context.Context, table, noun, idOrPrefix string) (
 		return "", fmt.Errorf("empty %s id: %w", noun, ErrNotFound)
 	}
 	var id string
-	err := s.db.QueryRowContext(ctx, `SELECT id FROM `+table+` WHERE id = ?`, idOrPrefix).Scan(&id)
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT id FROM `+table+` WHERE id = ?`), idOrPrefix).Scan(&id)
 	if err == nil {
 		return id, nil
 	}
@@ -46,7 +46,7 @@ func (s *Store) resolveID(ctx context.Context, table, noun, idOrPrefix string) (
 	}
 	const shown = 5
 	rows, err := s.db.QueryContext(ctx,
-		`SELECT id FROM `+table+` WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT ?2`,
+		s.q(`SELECT id FROM `+table+` WHERE substr(id, 1, length(CAST(?1 AS TEXT))) = ?1 ORDER BY id LIMIT ?2`),
 		idOrPrefix, shown+1)
 	if err != nil {
 		return "", s.fail("look up "+noun+" "+idOrPrefix, err)
@@ -64,7 +64,7 @@ func (s *Store) resolveID(ctx context.Context, table, noun, idOrPrefix string) (
 	}
 	switch len(ids) {
 	case 0:
-		return "", fmt.Errorf("%s %q in %s: %w", noun, idOrPrefix, s.path, ErrNotFound)
+		return "", fmt.Errorf("%s %q in %s: %w", noun, idOrPrefix, s.name, ErrNotFound)
 	case 1:
 		return ids[0], nil
 	}
@@ -72,5 +72,5 @@ func (s *Store) resolveID(ctx context.Context, table, noun, idOrPrefix string) (
 	if len(ids) > shown {
 		list += ", …"
 	}
-	return "", fmt.Errorf("%s %q in %s matches %s: give more of the id: %w", noun, idOrPrefix, s.path, list, ErrAmbiguous)
+	return "", fmt.Errorf("%s %q in %s matches %s: give more of the id: %w", noun, idOrPrefix, s.name, list, ErrAmbiguous)
 }

@@ -40,7 +40,7 @@ const (
 func NewLease() Lease {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
-	host, _ := os.Hostname()
+	host := Hostname()
 	return Lease{Owner: hex.EncodeToString(b), PID: os.Getpid(), Host: host}
 }
 
@@ -49,7 +49,7 @@ func (l Lease) Live(now time.Time) bool {
 	if l.Owner == "" || now.Sub(l.Heartbeat) > StaleAfter {
 		return false
 	}
-	if host, _ := os.Hostname(); l.Host != host {
+	if l.Host != Hostname() {
 		return true // another machine's process: only its heartbeat tells
 	}
 	return processAlive(l.PID)
@@ -71,12 +71,12 @@ func (e *HeldError) Error() string {
 var ErrLeaseLost = errors.New("the session's lease was taken over by another run")
 
 // readLease reads the lease of session id inside a transaction.
-func readLease(ctx context.Context, q queryer, id string) (Lease, error) {
+func (s *Store) readLease(ctx context.Context, q queryer, id string) (Lease, error) {
 	var (
 		l  Lease
 		hb int64
 	)
-	err := q.QueryRowContext(ctx, `SELECT lease_owner, lease_pid, lease_host, lease_heartbeat FROM sessions WHERE id = ?`, id).
+	err := q.QueryRowContext(ctx, s.q(`SELECT lease_owner, lease_pid, lease_host, lease_heartbeat FROM sessions WHERE id = ?`), id).
 		Scan(&l.Owner, &l.PID, &l.Host, &hb)
 	if err == sql.ErrNoRows {
 		return Lease{}, notFound("session")
@@ -92,15 +92,15 @@ func readLease(ctx context.Context, q queryer, id string) (Lease, error) {
 
 // take writes lease as the holder of session id unless a live runner
 // other than lease's holder has it.
-func take(ctx context.Context, tx *sql.Tx, id string, lease Lease) error {
-	cur, err := readLease(ctx, tx, id)
+func (s *Store) take(ctx context.Context, tx *sql.Tx, id string, lease Lease) error {
+	cur, err := s.readLease(ctx, tx, id)
 	if err != nil {
 		return err
 	}
 	if cur.Owner != lease.Owner && cur.Live(time.Now()) {
 		return &HeldError{Session: id, Lease: cur}
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE sessions SET lease_owner = ?, lease_pid = ?, lease_host = ?, lease_heartbeat = ? WHERE id = ?`,
+	_, err = tx.ExecContext(ctx, s.q(`UPDATE sessions SET lease_owner = ?, lease_pid = ?, lease_host = ?, lease_heartbeat = ? WHERE id = ?`),
 		lease.Owner, lease.PID, lease.Host, time.Now().UnixNano(), id)
 	return err
 }
@@ -110,14 +110,14 @@ func take(ctx context.Context, tx *sql.Tx, id string, lease Lease) error {
 // while it runs an approved action. A session held by a live runner is
 // refused with a *HeldError.
 func (s *Store) Hold(ctx context.Context, id string, lease Lease) error {
-	return s.write(ctx, "hold session "+id, func(tx *sql.Tx) error { return take(ctx, tx, id, lease) })
+	return s.write(ctx, "hold session "+id, func(tx *sql.Tx) error { return s.take(ctx, tx, id, lease) })
 }
 
 // Heartbeat refreshes the lease of session id held by owner. It fails with
 // ErrLeaseLost when owner no longer holds it.
 func (s *Store) Heartbeat(ctx context.Context, id, owner string) error {
 	return s.write(ctx, "heartbeat of session "+id, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE sessions SET lease_heartbeat = ? WHERE id = ? AND lease_owner = ?`,
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE sessions SET lease_heartbeat = ? WHERE id = ? AND lease_owner = ?`),
 			time.Now().UnixNano(), id, owner)
 		if err != nil {
 			return err
@@ -132,8 +132,8 @@ func (s *Store) Heartbeat(ctx context.Context, id, owner string) error {
 // Release gives up the lease of session id if owner holds it.
 func (s *Store) Release(ctx context.Context, id, owner string) error {
 	return s.write(ctx, "release session "+id, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE sessions SET lease_owner = '', lease_pid = 0, lease_host = '', lease_heartbeat = 0
-			WHERE id = ? AND lease_owner = ?`, id, owner)
+		_, err := tx.ExecContext(ctx, s.q(`UPDATE sessions SET lease_owner = '', lease_pid = 0, lease_host = '', lease_heartbeat = 0
+			WHERE id = ? AND lease_owner = ?`), id, owner)
 		return err
 	})
 }
@@ -171,4 +171,19 @@ func (s *Store) KeepAlive(id, owner string, onErr func(error)) (stop func()) {
 		}
 		<-finished
 	}
+}
+
+// EnvHost overrides the name of this machine (Hostname). Two machines
+// sharing a PostgreSQL store must have different names; tests set it to
+// stand in for a second machine.
+const EnvHost = "HARNESS_HOST"
+
+// Hostname is the name of this machine as the store records it: $HARNESS_HOST,
+// else the operating system's host name.
+func Hostname() string {
+	if h := os.Getenv(EnvHost); h != "" {
+		return h
+	}
+	h, _ := os.Hostname()
+	return h
 }

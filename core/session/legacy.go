@@ -20,7 +20,13 @@ import (
 // opened read-only and never changed; a session already in s is never
 // overwritten, so importing twice is harmless. A missing file imports
 // nothing. Imported sessions have no configuration fingerprint.
+//
+// A PostgreSQL store imports nothing: a legacy store is one workspace's, on
+// one machine; open it with --store PATH to read it.
 func (s *Store) ImportLegacy(ctx context.Context, path string) (int, error) {
+	if s.pg {
+		return 0, nil
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return 0, err

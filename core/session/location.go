@@ -21,7 +21,8 @@ const (
 	// (imported, see ImportLegacy).
 	LegacyDir = ".harness"
 
-	// EnvStore selects the store directly: a path or sqlite://PATH.
+	// EnvStore selects the store directly: a path, sqlite://PATH or a
+	// postgres:// URL.
 	EnvStore = "HARNESS_STORE"
 	// EnvStateDir overrides the state folder.
 	EnvStateDir = "HARNESS_STATE_DIR"
@@ -40,7 +41,9 @@ type Locator struct {
 // cannot open yet.
 var ErrUnsupportedStore = errors.New("store not supported yet")
 
-// StorePath returns the absolute path of the store's database file. The
+// StorePath returns the absolute path of the store's database file, or the
+// postgres:// URL of a PostgreSQL store (pass it to Open; print it only
+// through Redact: it may hold a password). The
 // first of these that is set wins: --store, --state-dir, $HARNESS_STORE,
 // $HARNESS_STATE_DIR, $XDG_STATE_HOME/harness, ~/.local/state/harness. A
 // flag beats the environment; a store named directly beats a folder.
@@ -80,9 +83,13 @@ func storeFile(from, v string) (string, error) {
 		case "sqlite", "file":
 			p = rest
 		case "postgres", "postgresql":
-			return "", fmt.Errorf("%s %q: PostgreSQL stores are %w in this build; use a SQLite file (a path or sqlite://PATH)", from, redact(v), ErrUnsupportedStore)
+			// Opened as it is (Open); checked when opened.
+			if rest == "" {
+				return "", fmt.Errorf("%s %q names no database; use postgres://USER:PASSWORD@HOST:PORT/DATABASE", from, v)
+			}
+			return v, nil
 		default:
-			return "", fmt.Errorf("%s %q: unknown store scheme %q; use a path or sqlite://PATH: %w", from, redact(v), scheme, ErrUnsupportedStore)
+			return "", fmt.Errorf("%s %q: unknown store scheme %q; use a path, sqlite://PATH or postgres://…: %w", from, redact(v), scheme, ErrUnsupportedStore)
 		}
 	}
 	if p == "" {
@@ -103,17 +110,32 @@ func stateFile(from, dir string) (string, error) {
 	return filepath.Join(abs, StoreFile), nil
 }
 
-// redact hides the password of a URL's user info: a database URL may carry
-// one, and errors are printed.
+// Redact hides the passwords of a store URL, in its user info and in a
+// password= parameter: a database URL may carry one, and messages are
+// printed.
+func Redact(v string) string { return redact(v) }
+
 func redact(v string) string {
-	scheme, rest, _ := strings.Cut(v, "://")
+	scheme, rest, ok := strings.Cut(v, "://")
+	if !ok {
+		return v
+	}
+	if i := strings.Index(strings.ToLower(rest), "password="); i >= 0 {
+		j := i + len("password=")
+		end := strings.IndexAny(rest[j:], "& ")
+		tail := ""
+		if end >= 0 {
+			tail = rest[j+end:]
+		}
+		rest = rest[:j] + "xxxxx" + tail
+	}
 	at := strings.LastIndex(rest, "@")
 	if at < 0 {
-		return v
+		return scheme + "://" + rest
 	}
 	user, _, hasPass := strings.Cut(rest[:at], ":")
 	if !hasPass {
-		return v
+		return scheme + "://" + rest
 	}
 	return scheme + "://" + user + ":xxxxx" + rest[at:]
 }

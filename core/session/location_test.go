@@ -38,6 +38,8 @@ func TestStorePath(t *testing.T) {
 		{"--store beats --state-dir", Locator{Store: "/f/x.db", StateDir: "/flag"}, "/f/x.db"},
 		{"--store relative sqlite URL", Locator{Store: "sqlite://x.db"}, filepath.Join(wd, "x.db")},
 		{"--store relative path", Locator{Store: "x.db"}, filepath.Join(wd, "x.db")},
+		{"--store postgres URL as it is", Locator{Store: "postgres://u:pw@db:5432/h?sslmode=disable"}, "postgres://u:pw@db:5432/h?sslmode=disable"},
+		{"HARNESS_STORE postgresql URL", Locator{Getenv: env(EnvStore, "postgresql://db/h")}, "postgresql://db/h"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,13 +60,8 @@ func TestStorePathErrors(t *testing.T) {
 		want []string
 		is   error
 	}{
-		{"postgres", Locator{Store: "postgres://u:secret@db/h", Getenv: none}, []string{"--store", "PostgreSQL", "not supported yet", "u:xxxxx@db"}, ErrUnsupportedStore},
-		{"postgres from the environment", Locator{Getenv: func(k string) string {
-			if k == EnvStore {
-				return "postgresql://db/h"
-			}
-			return ""
-		}}, []string{EnvStore, "not supported yet"}, ErrUnsupportedStore},
+		{"empty postgres URL", Locator{Store: "postgres://", Getenv: none}, []string{"--store", "names no database"}, nil},
+		{"unknown scheme with a password", Locator{Store: "mysql://u:secret@db", Getenv: none}, []string{"u:xxxxx@db"}, ErrUnsupportedStore},
 		{"unknown scheme", Locator{Store: "mysql://db", Getenv: none}, []string{`unknown store scheme "mysql"`}, ErrUnsupportedStore},
 		{"empty sqlite path", Locator{Store: "sqlite://", Getenv: none}, []string{"names no file"}, nil},
 		{"no home", Locator{Getenv: none}, []string{"--state-dir", EnvStateDir}, nil},
@@ -214,8 +211,24 @@ func FuzzStorePath(f *testing.F) {
 			}
 			return
 		}
-		if !filepath.IsAbs(p) {
+		if !filepath.IsAbs(p) && !IsPostgresURL(p) {
 			t.Errorf("StorePath(%q) = %q, not absolute", v, p)
 		}
 	})
+}
+
+func TestRedact(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"postgres://u:secret@db:5432/h":            "postgres://u:xxxxx@db:5432/h",
+		"postgres://u@db/h?password=secret&x=1":    "postgres://u@db/h?password=xxxxx&x=1",
+		"postgresql://db/h":                        "postgresql://db/h",
+		"postgres://u:secret@db/h?sslmode=disable": "postgres://u:xxxxx@db/h?sslmode=disable",
+		"/a/b.db": "/a/b.db",
+		"postgres://u:se:cret@db/h?PASSWORD=secret": "postgres://u:xxxxx@db/h?PASSWORD=xxxxx",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

@@ -74,6 +74,9 @@ var migrations = [][]string{
 		`ALTER TABLE sessions ADD COLUMN lease_host TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE sessions ADD COLUMN lease_heartbeat INTEGER NOT NULL DEFAULT 0`,
 	},
+	{ // 4: the machine a session runs on, so that an approval elsewhere knows whether it can execute (docs/scale.md)
+		`ALTER TABLE sessions ADD COLUMN host TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // schemaVersion is the version this build writes.

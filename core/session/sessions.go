@@ -21,12 +21,15 @@ type SessionInfo struct {
 	// config.Hash); "" for a session recorded before harness kept it.
 	ConfigHash string
 	Workspace  string
-	Status     string // running, or an end status (see EndSession)
-	StartedAt  time.Time
-	EndedAt    time.Time // zero while running
-	Turns      int
-	Tokens     int64
-	CostUSD    float64
+	// Host is the machine the session last ran on (Hostname there): its
+	// workspace is on that machine.
+	Host      string
+	Status    string // running, or an end status (see EndSession)
+	StartedAt time.Time
+	EndedAt   time.Time // zero while running
+	Turns     int
+	Tokens    int64
+	CostUSD   float64
 	// Lease is the hold of the runner on the session (zero: none). Give
 	// one to CreateSession to hold the new session.
 	Lease Lease
@@ -63,14 +66,20 @@ func (s *Store) CreateSession(ctx context.Context, info SessionInfo) (SessionInf
 	if info.Lease.Owner != "" {
 		info.Lease.Heartbeat = fromNanos(time.Now().UnixNano())
 	}
+	if info.Host == "" {
+		info.Host = info.Lease.Host
+	}
+	if info.Host == "" {
+		info.Host = Hostname()
+	}
 	err := s.write(ctx, "create session", func(tx *sql.Tx) error {
 		for range idAttempts {
 			info.ID = newSessionID(info.StartedAt)
-			res, err := tx.ExecContext(ctx, `INSERT INTO sessions
-				(id, agent, model, config_path, config_hash, workspace, status, started_at,
+			res, err := tx.ExecContext(ctx, s.q(`INSERT INTO sessions
+				(id, agent, model, config_path, config_hash, workspace, host, status, started_at,
 				 lease_owner, lease_pid, lease_host, lease_heartbeat)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-				info.ID, info.Agent, info.Model, info.ConfigPath, info.ConfigHash, info.Workspace,
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`),
+				info.ID, info.Agent, info.Model, info.ConfigPath, info.ConfigHash, info.Workspace, info.Host,
 				info.Status, info.StartedAt.UnixNano(),
 				info.Lease.Owner, info.Lease.PID, info.Lease.Host, heartbeatNanos(info.Lease))
 			if err != nil {
@@ -95,9 +104,10 @@ func heartbeatNanos(l Lease) int64 {
 	return l.Heartbeat.UnixNano()
 }
 
-const sessionColumns = `s.id, s.agent, s.model, s.config_path, s.config_hash, s.workspace, s.status,
-	s.started_at, s.ended_at, max(s.turns, coalesce(u.max_turn, 0)),
-	coalesce(u.tokens, 0), coalesce(u.cost, 0),
+const sessionColumns = `s.id, s.agent, s.model, s.config_path, s.config_hash, s.workspace, s.host, s.status,
+	s.started_at, s.ended_at,
+	CASE WHEN s.turns > coalesce(u.max_turn, 0) THEN s.turns ELSE coalesce(u.max_turn, 0) END,
+	CAST(coalesce(u.tokens, 0) AS BIGINT), coalesce(u.cost, 0),
 	s.lease_owner, s.lease_pid, s.lease_host, s.lease_heartbeat
 	FROM sessions s LEFT JOIN (
 		SELECT session, max(turn) AS max_turn,
@@ -113,7 +123,7 @@ func (s *Store) Session(ctx context.Context, id string) (SessionInfo, error) {
 	if err != nil {
 		return SessionInfo{}, err
 	}
-	info, err := scanSession(s.db.QueryRowContext(ctx, `SELECT `+sessionColumns+` WHERE s.id = ?`, full))
+	info, err := scanSession(s.db.QueryRowContext(ctx, s.q(`SELECT `+sessionColumns+` WHERE s.id = ?`), full))
 	if err != nil {
 		return SessionInfo{}, s.fail("read session "+full, err)
 	}
@@ -122,7 +132,7 @@ func (s *Store) Session(ctx context.Context, id string) (SessionInfo, error) {
 
 // ListSessions returns every session, newest first.
 func (s *Store) ListSessions(ctx context.Context) ([]SessionInfo, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+sessionColumns+` ORDER BY s.started_at DESC, s.id DESC`)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+sessionColumns+` ORDER BY s.started_at DESC, s.id DESC`))
 	if err != nil {
 		return nil, s.fail("list sessions", err)
 	}
@@ -150,16 +160,16 @@ func (s *Store) EndSession(ctx context.Context, id, status string, turns int) er
 		return s.fail(op, fmt.Errorf("unknown end status %q (want completed, limit, error, interrupted or pending_approval)", status))
 	}
 	return s.write(ctx, op, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE sessions SET status = ?, turns = ?, ended_at = ?,
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE sessions SET status = ?, turns = ?, ended_at = ?,
 			lease_owner = '', lease_pid = 0, lease_host = '', lease_heartbeat = 0
-			WHERE id = ? AND status = ?`, status, turns, time.Now().UnixNano(), id, statusRunning)
+			WHERE id = ? AND status = ?`), status, turns, time.Now().UnixNano(), id, statusRunning)
 		if err != nil {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 1 {
 			return err
 		}
-		current, err := currentStatus(ctx, tx, "sessions", id)
+		current, err := s.currentStatus(ctx, tx, "sessions", id)
 		if err != nil {
 			return err
 		}
@@ -174,21 +184,22 @@ func (s *Store) EndSession(ctx context.Context, id, status string, turns int) er
 // configuration it continues under; "" keeps the recorded one.
 func (s *Store) ReopenSession(ctx context.Context, id, configHash string, lease Lease) error {
 	return s.write(ctx, "reopen session "+id, func(tx *sql.Tx) error {
-		if err := take(ctx, tx, id, lease); err != nil {
+		if err := s.take(ctx, tx, id, lease); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE sessions SET status = ?, ended_at = NULL,
-			config_hash = CASE WHEN ? = '' THEN config_hash ELSE ? END WHERE id = ?`,
-			statusRunning, configHash, configHash, id)
+		_, err := tx.ExecContext(ctx, s.q(`UPDATE sessions SET status = ?, ended_at = NULL,
+			config_hash = CASE WHEN CAST(? AS TEXT) = '' THEN config_hash ELSE ? END,
+			host = CASE WHEN CAST(? AS TEXT) = '' THEN host ELSE ? END WHERE id = ?`),
+			statusRunning, configHash, configHash, lease.Host, lease.Host, id)
 		return err
 	})
 }
 
 // currentStatus reads the status column of the record id in table; a
 // missing record is ErrNotFound.
-func currentStatus(ctx context.Context, q queryer, table, id string) (string, error) {
+func (s *Store) currentStatus(ctx context.Context, q queryer, table, id string) (string, error) {
 	var status string
-	err := q.QueryRowContext(ctx, `SELECT status FROM `+table+` WHERE id = ?`, id).Scan(&status)
+	err := q.QueryRowContext(ctx, s.q(`SELECT status FROM `+table+` WHERE id = ?`), id).Scan(&status)
 	if err == sql.ErrNoRows {
 		return "", notFound(strings.TrimSuffix(table, "s"))
 	}
@@ -206,7 +217,7 @@ func scanSession(r scanner) (SessionInfo, error) {
 		ended     sql.NullInt64
 		heartbeat int64
 	)
-	err := r.Scan(&info.ID, &info.Agent, &info.Model, &info.ConfigPath, &info.ConfigHash, &info.Workspace, &info.Status,
+	err := r.Scan(&info.ID, &info.Agent, &info.Model, &info.ConfigPath, &info.ConfigHash, &info.Workspace, &info.Host, &info.Status,
 		&started, &ended, &info.Turns, &info.Tokens, &info.CostUSD,
 		&info.Lease.Owner, &info.Lease.PID, &info.Lease.Host, &heartbeat)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
 )
 
@@ -20,8 +21,12 @@ const busyTimeoutMS = 10000
 // the same file at once.
 type Store struct {
 	db   *sql.DB
-	path string
-	// gate serializes this process's write transactions. SQLite allows one
+	path string // the database file, or the PostgreSQL URL
+	name string // path for messages: the URL without its password
+	pg   bool   // a PostgreSQL store (postgres.go)
+	pool *pgxpool.Pool
+	// gate serializes this process's write transactions (SQLite only: a
+	// PostgreSQL store locks rows, not the database). SQLite allows one
 	// writer at a time anyway; waiting here instead of in SQLite's busy
 	// handler (which sleeps and polls) keeps concurrent appends fast, and the
 	// wait honours the caller's context.
@@ -35,7 +40,13 @@ type Store struct {
 // Open opens the store in the database file path (see Locator.StorePath),
 // creating its folder (mode 0700: the store holds conversations) and the
 // file when they are missing.
+//
+// A postgres:// or postgresql:// URL opens a PostgreSQL store instead: see
+// postgres.go and docs/scale.md.
 func Open(path string) (*Store, error) {
+	if IsPostgresURL(path) {
+		return openPostgres(path)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("session store %q: %w", path, err)
@@ -67,7 +78,7 @@ func openFile(path string, readOnly bool) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session store %s: open: %w", abs, err)
 	}
-	s := &Store{db: db, path: abs, gate: make(chan struct{}, 1), readOnly: readOnly}
+	s := &Store{db: db, path: abs, name: abs, gate: make(chan struct{}, 1), readOnly: readOnly}
 	ctx := context.Background()
 	err = db.PingContext(ctx)
 	if err != nil && readOnly {
@@ -122,28 +133,67 @@ func dsn(path string, readOnly bool) string {
 	return u.String()
 }
 
-// Path is the absolute path of the database file.
+// Path is the absolute path of the database file, or the URL of a
+// PostgreSQL store (with its password: pass it to Open, never print it; Name
+// is for people).
 func (s *Store) Path() string { return s.path }
+
+// Name is where the store is, for messages: the file, or the URL without
+// its password.
+func (s *Store) Name() string { return s.name }
+
+// File is the database file of a SQLite store, "" for a PostgreSQL store.
+func (s *Store) File() string {
+	if s.pg {
+		return ""
+	}
+	return s.path
+}
+
+// Postgres says whether the store is a PostgreSQL database.
+func (s *Store) Postgres() bool { return s.pg }
 
 // Close closes the store. Every write has already been committed.
 func (s *Store) Close() error {
-	_ = s.appendEvent.Close()
-	if err := s.db.Close(); err != nil {
+	if s.appendEvent != nil {
+		_ = s.appendEvent.Close()
+	}
+	if err := s.closeDB(); err != nil {
 		return s.fail("close", err)
 	}
 	return nil
 }
 
+func (s *Store) closeDB() error {
+	err := s.db.Close()
+	if s.pool != nil {
+		s.pool.Close()
+	}
+	return err
+}
+
 // write runs fn in one write transaction and commits it. Errors from fn are
 // returned wrapped with op and the store's path.
 func (s *Store) write(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
+	if s.pg {
+		var err error
+		for range 5 {
+			if err = s.writeOnce(ctx, op, fn); !pgRetryable(err) {
+				break
+			}
+		}
+		return err
+	}
 	select {
 	case s.gate <- struct{}{}:
 	case <-ctx.Done():
 		return s.fail(op, ctx.Err())
 	}
 	defer func() { <-s.gate }()
+	return s.writeOnce(ctx, op, fn)
+}
 
+func (s *Store) writeOnce(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.fail(op, err)

@@ -30,19 +30,16 @@ func (s *Store) RecordUsage(ctx context.Context, u Usage) error {
 		return s.fail(op, fmt.Errorf("negative token count or cost in %+v", u))
 	}
 	return s.write(ctx, op, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO usage (session, turn, model,
+		if err := s.sessionExists(ctx, tx, u.Session); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO usage (session, turn, model,
 				prompt_tokens, completion_tokens, cache_hit_tokens, cache_miss_tokens,
 				reasoning_tokens, cost_usd, recorded_at)
-			SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ?`,
-			u.Turn, u.Model, u.PromptTokens, u.CompletionTokens, u.CacheHitTokens,
-			u.CacheMissTokens, u.ReasoningTokens, u.CostUSD, time.Now().UnixNano(), u.Session)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 1 {
-			return err
-		}
-		return notFound("session")
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			u.Session, u.Turn, u.Model, u.PromptTokens, u.CompletionTokens, u.CacheHitTokens,
+			u.CacheMissTokens, u.ReasoningTokens, u.CostUSD, time.Now().UnixNano())
+		return err
 	})
 }
 
@@ -51,14 +48,14 @@ func (s *Store) RecordUsage(ctx context.Context, u Usage) error {
 // usage yet has zero totals.
 func (s *Store) UsageTotals(ctx context.Context, session string) (Usage, error) {
 	u := Usage{Session: session}
-	err := s.db.QueryRowContext(ctx, `SELECT
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT
 			coalesce(max(u.turn), 0),
 			coalesce((SELECT model FROM usage WHERE session = s.id ORDER BY id DESC LIMIT 1), ''),
-			coalesce(sum(u.prompt_tokens), 0), coalesce(sum(u.completion_tokens), 0),
-			coalesce(sum(u.cache_hit_tokens), 0), coalesce(sum(u.cache_miss_tokens), 0),
-			coalesce(sum(u.reasoning_tokens), 0), coalesce(sum(u.cost_usd), 0)
+			CAST(coalesce(sum(u.prompt_tokens), 0) AS BIGINT), CAST(coalesce(sum(u.completion_tokens), 0) AS BIGINT),
+			CAST(coalesce(sum(u.cache_hit_tokens), 0) AS BIGINT), CAST(coalesce(sum(u.cache_miss_tokens), 0) AS BIGINT),
+			CAST(coalesce(sum(u.reasoning_tokens), 0) AS BIGINT), coalesce(sum(u.cost_usd), 0)
 		FROM sessions s LEFT JOIN usage u ON u.session = s.id
-		WHERE s.id = ? GROUP BY s.id`, session).Scan(&u.Turn, &u.Model,
+		WHERE s.id = ? GROUP BY s.id`), session).Scan(&u.Turn, &u.Model,
 		&u.PromptTokens, &u.CompletionTokens, &u.CacheHitTokens, &u.CacheMissTokens,
 		&u.ReasoningTokens, &u.CostUSD)
 	if errors.Is(err, sql.ErrNoRows) {
