@@ -131,3 +131,39 @@ func TestFaultSIGINTDuringAHangingPluginStart(t *testing.T) {
 	}
 	assertNoProcsLeft(t, dir, 2*time.Second)
 }
+
+// TestFaultSIGINTAtAnyMomentExits130: SIGINT as soon as the first plugin
+// process shows (providers and tools starting, models being listed), at
+// session.started and during the first request: each run exits 130 with
+// every process gone. The server never answers, so no run can end another
+// way.
+func TestFaultSIGINTAtAnyMomentExits130(t *testing.T) {
+	t.Parallel()
+	for _, moment := range []string{"plugin start", "session.started", "llm.request"} {
+		t.Run(strings.ReplaceAll(moment, " ", "_"), func(t *testing.T) {
+			t.Parallel()
+			fake := fakedeepseek.New(t)
+			fake.Repeat(fakedeepseek.KeepAliveStall(100 * time.Millisecond))
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "agent.hcl"), deepseekConfig(fake.URL, "", ""))
+			live := startLive(t, dir, keyEnv, "agent.hcl", "hi")
+			if moment == "plugin start" {
+				findProc(t, dir, 10*time.Second, "plugin serve")
+			} else {
+				live.until(t, moment)
+			}
+			if err := live.cmd.Process.Signal(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			if code := live.wait(t); code != 130 {
+				t.Errorf("exit %d, want 130\nstderr:\n%s", code, live.stderrText())
+			}
+			if len(live.lines) > 0 {
+				if evs := live.events(t); evs[0].Type != "session.started" || endStatus(evs) != "interrupted" {
+					t.Errorf("events: first %s, ended %q; want session.started first and interrupted", evs[0].Type, endStatus(evs))
+				}
+			}
+			assertNoProcsLeft(t, dir, 2*time.Second)
+		})
+	}
+}
