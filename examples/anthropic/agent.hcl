@@ -33,7 +33,7 @@ agent "coder" {
   model   = "sonnet"
   persona = "A careful engineer who reads before writing and keeps changes small."
   system  = file("../deepseek/prompts/coder.md") # the DeepSeek example's instructions
-  tools   = ["read_file", "search_workspace", "write_file", "terminal", "emit_artifact"]
+  tools   = ["read_file", "search_workspace", "list_files", "write_file", "edit_file", "terminal", "emit_artifact"]
 
   context {
     threshold   = 0.8

@@ -30,7 +30,7 @@ agent "coder" {
   model   = "flash"
   persona = "A careful engineer who reads before writing and keeps changes small."
   system  = file("prompts/coder.md")
-  tools   = ["read_file", "search_workspace", "write_file", "terminal", "emit_artifact"]
+  tools   = ["read_file", "search_workspace", "list_files", "write_file", "edit_file", "terminal", "emit_artifact"]
 
   context {
     threshold   = 0.8
