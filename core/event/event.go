@@ -190,10 +190,15 @@ type TurnInterrupted struct {
 
 // LLMRequest is one model request about to be sent.
 type LLMRequest struct {
-	Messages        int    `json:"messages"`
-	Model           string `json:"model"`
-	PromptBytes     int    `json:"prompt_bytes"`
-	PromptTokensEst int    `json:"prompt_tokens_est"`
+	// Fallback is the model's 1-based position in the agent's list, from
+	// 2: a fallback model is tried, which is a request of its own.
+	Fallback int `json:"fallback,omitempty"`
+	// HookMetadata is what llm/stream hooks added, when any did.
+	HookMetadata    map[string]string `json:"hook_metadata,omitempty"`
+	Messages        int               `json:"messages"`
+	Model           string            `json:"model"`
+	PromptBytes     int               `json:"prompt_bytes"`
+	PromptTokensEst int               `json:"prompt_tokens_est"`
 	// SharedPrefixBytes are the leading bytes equal to the previous
 	// request of the session: what a provider's prefix cache can hit.
 	SharedPrefixBytes int `json:"shared_prefix_bytes"`

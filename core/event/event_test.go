@@ -19,7 +19,7 @@ func samples() []Data {
 		SessionResumed{Agent: "a", Messages: 3, Turns: 2},
 		UserMessage{Text: "more"},
 		TurnInterrupted{Partial: "so far", Request: true},
-		LLMRequest{Messages: 2, Model: "m", PromptBytes: 100, PromptTokensEst: 25, SharedPrefixBytes: 80, Turn: 1},
+		LLMRequest{Fallback: 2, HookMetadata: map[string]string{"k": "v"}, Messages: 2, Model: "m", PromptBytes: 100, PromptTokensEst: 25, SharedPrefixBytes: 80, Turn: 1},
 		AssistantChunk{Block: 1, Delta: "I'll", Kind: ChunkText},
 		LLMRetry{Attempt: 1, DelayMS: 500, Kind: sdk.KindRateLimited},
 		AssistantMessage{Content: "c", FinishReason: "tool_calls", Model: "m", Reasoning: "r",
