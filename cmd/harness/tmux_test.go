@@ -306,3 +306,47 @@ func checkScreenGolden(t *testing.T, name, got string) {
 		t.Errorf("screen differs from %s (go test -update rewrites it):\n%s", golden, got)
 	}
 }
+
+// TestInteractiveAlwaysStatesItsScopeAndIsListed: "a" approves the stated
+// scope for the rest of the session (a later command in it is not asked
+// about), and `actions rules` lists it.
+func TestInteractiveAlwaysStatesItsScopeAndIsListed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "turns.hcl"), `turn {
+  tool_call "terminal" {
+    arguments = { command = "echo one" }
+  }
+}
+
+turn {
+  tool_call "terminal" {
+    arguments = { command = "echo two > /dev/null" }
+  }
+}
+
+turn {
+  text = "Both ran."
+}
+`)
+	writeFile(t, filepath.Join(dir, "agent.hcl"), strings.Replace(sleeperConfig, `    terminal = "allow"`, `    terminal = "ask"`, 1))
+	s := startScreen(t, dir, nil, 120, "run", "agent.hcl")
+	s.waitFor(`task ›\n$`)
+	s.typeLine("Echo twice")
+	s.waitFor("\\[a\\]lways for `echo \\*` in this session ›\n$")
+	s.typeLine("a")
+	shown := s.waitFor(`Both ran\.`)
+	if n := strings.Count(shown, "? approve"); n != 1 {
+		t.Errorf("asked %d times; the second echo is in the scope of the first answer:\n%s", n, shown)
+	}
+	if !strings.Contains(shown, "approved by user: always for `echo *` in this session") {
+		t.Errorf("the second command's approval should name the scope:\n%s", shown)
+	}
+	s.waitFor(`message ›\n$`)
+	s.key("C-d")
+	s.waitFor(`\[exit 0\]`)
+	r := harness(t, dir, nil, "actions", "rules")
+	if !strings.Contains(r.stdout, "always for `echo *`") {
+		t.Errorf("actions rules: %s%s", r.stdout, r.stderr)
+	}
+}
