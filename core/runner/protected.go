@@ -17,7 +17,7 @@ import (
 // configuration declares (and an MCP server's program given by path), the
 // harness binary that serves the built-in plugins, the session store, and
 // the workspace's legacy store while it exists.
-func protectedPaths(cfg *config.Config, storePath, selfExe string) []approval.Protected {
+func protectedPaths(cfg *config.Config, storePath, stateDir, selfExe string) []approval.Protected {
 	var out []approval.Protected
 	add := func(path, why string) {
 		if path == "" {
@@ -60,6 +60,11 @@ func protectedPaths(cfg *config.Config, storePath, selfExe string) []approval.Pr
 		selfExe, _ = os.Executable()
 	}
 	add(selfExe, "the harness binary, which serves the built-in plugins")
+	// Whole, unless it holds the workspace (HARNESS_STATE_DIR=~): then
+	// the store's files only.
+	if stateDir != "" && !session.Within(cfg.Workspace, stateDir) {
+		add(stateDir, "the folder of the session store")
+	}
 	if storePath != "" {
 		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 			add(storePath+suffix, "the session store")

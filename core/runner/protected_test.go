@@ -34,7 +34,7 @@ func TestProtectedPaths(t *testing.T) {
 		t.Fatal(diags.Error())
 	}
 	got := map[string]bool{}
-	for _, p := range protectedPaths(cfg, "/state/harness.db", "/usr/bin/harness") {
+	for _, p := range protectedPaths(cfg, "/state/harness.db", "/state", "/usr/bin/harness") {
 		got[p.Path] = true
 		if p.NewHCL && p.Path != dir {
 			t.Errorf("NewHCL on %s, want it on the directory configuration only", p.Path)
@@ -44,7 +44,7 @@ func TestProtectedPaths(t *testing.T) {
 		filepath.Join(dir, "agent.hcl"), filepath.Join(dir, "models.hcl"), dir,
 		filepath.Join(dir, config.LockFileName), filepath.Join(dir, "bin", "tool"),
 		filepath.Join(dir, "mcp", "server"), "/usr/bin/harness",
-		"/state/harness.db", "/state/harness.db-wal", "/state/harness.db-shm",
+		"/state", "/state/harness.db", "/state/harness.db-wal", "/state/harness.db-shm",
 		filepath.Join(dir, ".harness"),
 	} {
 		if !got[want] {
@@ -53,6 +53,11 @@ func TestProtectedPaths(t *testing.T) {
 	}
 	if got[filepath.Join(dir, "notes", "ignore.md")] || got["npx"] {
 		t.Errorf("an ordinary file or a PATH program is protected: %v", got)
+	}
+	for _, p := range protectedPaths(cfg, filepath.Join(filepath.Dir(dir), "harness.db"), filepath.Dir(dir), "") {
+		if p.Path == filepath.Dir(dir) {
+			t.Errorf("a state folder that holds the workspace is protected whole")
+		}
 	}
 	secret := secretFiles(cfg)
 	if len(secret) != 1 || secret[0].Path != filepath.Join(dir, "models.hcl") {

@@ -30,6 +30,7 @@ type Options struct {
 	Config    *config.Config
 	Agent     string // "" runs the first agent
 	StorePath string // the session store's file (session.Locator); a legacy .harness store is imported
+	StateDir  string // the folder holding only the store (session.Locator.StateFolder), protected whole; may be ""
 	Builtins  []catalog.Builtin
 	SelfExe   string // the binary serving built-in plugins; "" = this one
 	Logger    hclog.Logger
@@ -312,7 +313,7 @@ func (r *Runner) prepareTools(ctx context.Context) error {
 		return nil
 	}
 	<-r.warmed
-	protected := protectedPaths(r.cfg, r.store.File(), r.opts.SelfExe)
+	protected := protectedPaths(r.cfg, r.store.File(), r.opts.StateDir, r.opts.SelfExe)
 	reg, err := tools.Build(ctx, tools.Setup{Config: r.cfg, Agent: r.agent, Catalog: r.catalog, Logger: r.opts.Logger,
 		Protected: approval.ProtectedPaths(protected)})
 	if err != nil {

@@ -74,6 +74,24 @@ func (l Locator) StorePath() (string, error) {
 	return filepath.Join(home, ".local", "state", StateDirName, StoreFile), nil
 }
 
+// StateFolder is the folder that holds nothing but the store, when the
+// store's place comes from a state folder (not from --store or
+// $HARNESS_STORE, which may name a file in any folder); else "".
+func (l Locator) StateFolder() string {
+	getenv := l.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if l.Store != "" || (l.StateDir == "" && getenv(EnvStore) != "") {
+		return ""
+	}
+	p, err := l.StorePath()
+	if err != nil {
+		return ""
+	}
+	return filepath.Dir(p)
+}
+
 // storeFile parses a --store value: a path, sqlite://PATH, or a URL of a
 // store this build does not have.
 func storeFile(from, v string) (string, error) {

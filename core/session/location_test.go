@@ -51,6 +51,33 @@ func TestStorePath(t *testing.T) {
 	}
 }
 
+func TestStateFolder(t *testing.T) {
+	t.Parallel()
+	env := func(k, v string) func(string) string {
+		return func(key string) string {
+			if key == k {
+				return v
+			}
+			return ""
+		}
+	}
+	tests := []struct {
+		loc  Locator
+		want string
+	}{
+		{Locator{Getenv: env("HOME", "/home/u")}, "/home/u/.local/state/harness"},
+		{Locator{StateDir: "/s", Getenv: env(EnvStore, "/db/x.db")}, "/s"},
+		{Locator{Getenv: env(EnvStateDir, "/s")}, "/s"},
+		{Locator{Store: "/tmp/x.db"}, ""},
+		{Locator{Getenv: env(EnvStore, "/tmp/x.db")}, ""},
+	}
+	for _, tt := range tests {
+		if got := tt.loc.StateFolder(); got != tt.want {
+			t.Errorf("%+v: StateFolder() = %q, want %q", tt.loc, got, tt.want)
+		}
+	}
+}
+
 func TestStorePathErrors(t *testing.T) {
 	t.Parallel()
 	none := func(string) string { return "" }
