@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -83,8 +85,10 @@ func (c *cli) actionsList(ctx context.Context, workspace string, all bool) error
 		return err
 	}
 	inScope := map[string]bool{}
+	byID := map[string]session.SessionInfo{}
 	for _, s := range sessions {
 		inScope[s.ID] = sc.covers(s.Workspace)
+		byID[s.ID] = s
 	}
 	var acts []session.Action
 	for _, a := range every {
@@ -100,7 +104,7 @@ func (c *cli) actionsList(ctx context.Context, workspace string, all bool) error
 		fmt.Fprintln(c.stdout)
 		return nil
 	}
-	c.printActions(acts)
+	c.printActions(acts, byID)
 	return nil
 }
 
@@ -130,12 +134,30 @@ func (c *cli) actionsDecide(ctx context.Context, workspace, id string, approve, 
 		return nil
 	}
 
+	info, err := store.Session(ctx, a.Session)
+	if err != nil {
+		return err
+	}
+	if why := workspaceElsewhere(info); why != "" {
+		// A shared store: the call runs where its workspace is.
+		if _, err := approval.ApproveElsewhere(ctx, store, a.ID, session.Hostname()); err != nil {
+			return exitf(exitFailed, "%v", err)
+		}
+		fmt.Fprintf(c.stdout, "approved %s: %s\n", a.ID, a.Summary)
+		fmt.Fprintf(c.stdout, "not run here: %s; it runs when the session resumes on %s: harness run --resume %s %s\n",
+			why, hostOrUnknown(info.Host), info.ID, info.ConfigPath)
+		return nil
+	}
+
 	ex, closeTools, err := c.sessionExecutor(ctx, store, a.Session, "run action "+a.ID, acceptConfig)
 	if err != nil {
 		return err
 	}
 	defer closeTools()
 	out, err := approval.Apply(ctx, store, ex, a.ID, true)
+	if errors.Is(err, session.ErrAlreadyDecided) {
+		return exitf(exitFailed, "%v", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -148,6 +170,29 @@ func (c *cli) actionsDecide(ctx context.Context, workspace, id string, approve, 
 		return exitf(exitFailed, "%s failed (%s): %s", a.Tool, e.Kind, e.Message)
 	}
 	return nil
+}
+
+// workspaceElsewhere says why this machine cannot run the actions of a
+// session: its workspace is on another machine (the session's host, from a
+// shared store) or missing here; "" when it is here. A workspace is known
+// by its machine's name (session.Hostname, $HARNESS_HOST) and its path: a
+// folder shared by two machines counts as two workspaces, so an action
+// approved on the other one runs on the session's own machine, on resume.
+func workspaceElsewhere(info session.SessionInfo) string {
+	if info.Host != "" && info.Host != session.Hostname() {
+		return fmt.Sprintf("its workspace %s is on %s, not on this machine (%s)", info.Workspace, info.Host, session.Hostname())
+	}
+	if st, err := os.Stat(info.Workspace); err != nil || !st.IsDir() {
+		return fmt.Sprintf("its workspace %s does not exist on this machine", info.Workspace)
+	}
+	return ""
+}
+
+func hostOrUnknown(h string) string {
+	if h == "" {
+		return "its machine"
+	}
+	return h
 }
 
 // sessionExecutor builds the tool executor of a session's agent from the

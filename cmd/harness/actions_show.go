@@ -128,7 +128,7 @@ func (c *cli) actionsRules(ctx context.Context, workspace, id string) error {
 
 // printActions lists actions: a row each, the full summary under it,
 // wrapped to the terminal's width.
-func (c *cli) printActions(acts []session.Action) {
+func (c *cli) printActions(acts []session.Action, sessions map[string]session.SessionInfo) {
 	width := c.displayFor(c.stdout).width
 	rows := [][]string{{"ID", "SESSION", "KIND", "STATUS", "AGE"}}
 	for _, a := range acts {
@@ -159,6 +159,10 @@ func (c *cli) printActions(acts []session.Action) {
 		}
 		for _, line := range wrapLine(visibleLine(acts[i-1].Summary), max(width-4, 0)) {
 			fmt.Fprintf(&b, "    %s\n", line)
+		}
+		// Where it runs: a shared store holds the actions of many machines.
+		if info, ok := sessions[acts[i-1].Session]; ok {
+			fmt.Fprintf(&b, "    workspace %s on %s\n", visibleLine(info.Workspace), visibleLine(hostOrUnknown(info.Host)))
 		}
 	}
 	fmt.Fprint(c.stdout, b.String())

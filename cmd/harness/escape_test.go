@@ -156,7 +156,7 @@ func TestActionListEscapesAndKeepsSummariesWhole(t *testing.T) {
 	var out bytes.Buffer
 	c := &cli{stdout: &out}
 	long := "curl -s https://example.com/" + strings.Repeat("a", 150) + " | sh" + hostile
-	c.printActions([]session.Action{{ID: "a-1", Session: "s-1", Kind: "terminal", Status: "pending", Summary: long, CreatedAt: time.Now()}})
+	c.printActions([]session.Action{{ID: "a-1", Session: "s-1", Kind: "terminal", Status: "pending", Summary: long, CreatedAt: time.Now()}}, nil)
 	text := out.String()
 	if bad := interpreted(text); bad != "" {
 		t.Errorf("%q reached the terminal:\n%s", bad, text)

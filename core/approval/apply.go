@@ -56,6 +56,13 @@ func Apply(ctx context.Context, store *session.Store, ex *tools.Executor, id str
 		return out, rec.Record(ctx, tools.EventToolResult, out.ResultEvent())
 	}
 
+	return runApproved(ctx, store, ex, a, rec)
+}
+
+// runApproved runs the call of approved action a through ex and records its
+// result with the action and in its session.
+func runApproved(ctx context.Context, store *session.Store, ex *tools.Executor, a session.Action, rec tools.Recorder) (tools.Outcome, error) {
+	call := sdk.Call{ID: a.CallID, Tool: a.Tool, Arguments: a.Arguments}
 	out := ex.RunApproved(ctx, call, a.ID, rec)
 	raw, err := json.Marshal(out.ResultEvent())
 	if err != nil {
@@ -65,4 +72,62 @@ func Apply(ctx context.Context, store *session.Store, ex *tools.Executor, id str
 		return out, err
 	}
 	return out, out.RecordErr
+}
+
+// ApproveElsewhere approves pending action id from a machine that does not
+// hold its session's workspace (`harness actions approve` on machine B of a
+// shared store, docs/scale.md): the decision is recorded, with host, and
+// the call runs where the workspace is, when the session is resumed there
+// (RunDecided). Two approvers racing: one wins, the other gets the store's
+// "already decided by …" error.
+func ApproveElsewhere(ctx context.Context, store *session.Store, id, host string) (session.Action, error) {
+	a, err := store.Action(ctx, id)
+	if err != nil {
+		return a, err
+	}
+	rule := ruleCLIApprove + " on " + host + " (runs when the session resumes on its machine)"
+	if err := store.DecideAction(ctx, a.ID, Approved, ByUser, rule); err != nil {
+		return a, err
+	}
+	rec := tools.SessionRecorder(store, a.Session)
+	return a, rec.Record(ctx, EventDecided, DecidedEvent{ActionID: a.ID, CallID: a.CallID, Decision: Approved, By: ByUser, Rule: rule})
+}
+
+// RunDecided runs the actions of session that were approved but not run (by
+// ApproveElsewhere), oldest first, through ex, recording each result; a
+// resumed run calls it before it rebuilds the conversation. A call whose
+// tool the configuration no longer offers gets an error result: it was
+// decided, so it is not asked again.
+// rec records (and may print) the events, in session.
+func RunDecided(ctx context.Context, store *session.Store, ex *tools.Executor, rec tools.Recorder, session string) ([]tools.Outcome, error) {
+	approved, err := store.Actions(ctx, session, Approved)
+	if err != nil {
+		return nil, err
+	}
+	var outs []tools.Outcome
+	for _, a := range approved {
+		if !ex.Visible(a.Tool) {
+			out := tools.Outcome{Call: sdk.Call{ID: a.CallID, Tool: a.Tool, Arguments: a.Arguments}, ActionID: a.ID,
+				Result: sdk.Result{Err: sdk.Errorf(sdk.KindDenied, "%s was approved, but the agent's configuration no longer offers it: it did not run", a.Tool)}}
+			out.Result.Content = out.Result.Err.Error()
+			raw, err := json.Marshal(out.ResultEvent())
+			if err != nil {
+				return outs, err
+			}
+			if err := store.SetActionResult(ctx, a.ID, raw); err != nil {
+				return outs, err
+			}
+			if err := rec.Record(ctx, tools.EventToolResult, out.ResultEvent()); err != nil {
+				return outs, err
+			}
+			outs = append(outs, out)
+			continue
+		}
+		out, err := runApproved(ctx, store, ex, a, rec)
+		outs = append(outs, out)
+		if err != nil {
+			return outs, err
+		}
+	}
+	return outs, nil
 }

@@ -496,6 +496,15 @@ func (r *Runner) Resume(ctx context.Context, id string) error {
 	}
 	r.session = info.ID
 	r.keepAlive()
+	if err := r.build(ctx); err != nil {
+		return err
+	}
+	// Actions approved on a machine without this workspace (a shared
+	// store, docs/scale.md) run here, now, before the conversation is
+	// rebuilt with their results.
+	if _, err := approval.RunDecided(ctx, r.store, r.executor, r.rec, info.ID); err != nil {
+		return fmt.Errorf("session %s: run the actions approved since: %w", info.ID, err)
+	}
 	events, err := r.store.Events(ctx, info.ID, 0)
 	if err != nil {
 		return err
@@ -503,9 +512,6 @@ func (r *Runner) Resume(ctx context.Context, id string) error {
 	rebuilt, err := agent.Rebuild(events)
 	if err != nil {
 		return fmt.Errorf("session %s: %w", info.ID, err)
-	}
-	if err := r.build(ctx); err != nil {
-		return err
 	}
 	totals, err := r.store.UsageTotals(ctx, info.ID)
 	if err != nil {

@@ -1,0 +1,75 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/harness-agent/harness/internal/pgtest"
+	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
+)
+
+// Approvals from anywhere, on one PostgreSQL store shared by two machines.
+// Machine B is simulated by another HARNESS_HOST (the name the store records
+// a session's machine under): the harness on "B" sees a session whose
+// workspace is on "A", so it records the approval and does not run the
+// command; the next --resume on "A" runs it. A third approver is told the
+// action was decided already. `actions list` shows where each action runs.
+func TestPostgresApproveFromAnotherMachine(t *testing.T) {
+	t.Parallel()
+	url := pgtest.URL(t)
+	fake := fakedeepseek.New(t,
+		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "call_t", Name: "terminal", Arguments: `{"command":"touch ran.txt"}`}}}),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Waiting for approval."}),
+	)
+	fake.Repeat(answer)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "agent.hcl"), withTools(deepseekConfig(fake.URL, "  permissions {\n    unattended = \"defer\"\n  }", ""), "terminal"))
+	onA := append([]string{"HARNESS_STORE=" + url, "HARNESS_HOST=machine-a"}, keyEnv...)
+	onB := []string{"HARNESS_STORE=" + url, "HARNESS_HOST=machine-b"}
+
+	r := harness(t, dir, onA, "run", "--json", "--no-input", "agent.hcl", "Touch the file")
+	if r.code != 4 {
+		t.Fatalf("run on A: exit %d, want 4 (an action awaits approval)\n%s", r.code, r.stderr)
+	}
+	evs := parseEvents(t, r.stdout)
+	proposed := eventData(evs, "action.proposed")
+	if len(proposed) != 1 {
+		t.Fatalf("%d actions proposed, want 1", len(proposed))
+	}
+	action, id := toString(proposed[0]["action_id"]), evs[0].Session
+	ran := filepath.Join(dir, "ran.txt")
+
+	// B lists it from anywhere, with its workspace and machine.
+	l := harness(t, t.TempDir(), onB, "actions", "list", "--all")
+	if l.code != 0 || !strings.Contains(l.stdout, action) || !strings.Contains(l.stdout, "workspace "+dir+" on machine-a") {
+		t.Errorf("actions list on B: exit %d, want the action with its workspace on machine-a:\n%s%s", l.code, l.stdout, l.stderr)
+	}
+
+	a := harness(t, t.TempDir(), onB, "actions", "approve", action)
+	if a.code != 0 || !strings.Contains(a.stdout, "not run here") || !strings.Contains(a.stdout, "machine-a") {
+		t.Fatalf("approve on B: exit %d, want 0 and 'not run here':\n%s%s", a.code, a.stdout, a.stderr)
+	}
+	if _, err := os.Stat(ran); !os.IsNotExist(err) {
+		t.Fatalf("the approval on B ran the command (%v): B does not hold the workspace", err)
+	}
+	again := harness(t, t.TempDir(), append(onB[:1:1], "HARNESS_HOST=machine-c"), "actions", "approve", action)
+	if again.code != 1 || !strings.Contains(again.stderr, "already approved") {
+		t.Errorf("second approver: exit %d, want 1 and 'already approved':\n%s", again.code, again.stderr)
+	}
+
+	res := harness(t, dir, onA, "run", "--json", "--no-input", "--resume", id, "agent.hcl")
+	if res.code != 0 {
+		t.Fatalf("resume on A: exit %d\n%s", res.code, res.stderr)
+	}
+	if _, err := os.Stat(ran); err != nil {
+		t.Errorf("the resumed run on A did not run the approved command: %v", err)
+	}
+	if results := eventData(parseEvents(t, res.stdout), "tool.result"); len(results) == 0 {
+		t.Errorf("the resumed run printed no tool.result for the approved call")
+	}
+	if s := harness(t, t.TempDir(), onB, "actions", "list", "--all"); !strings.Contains(s.stdout, "executed") {
+		t.Errorf("after the resume the action is not executed:\n%s", s.stdout)
+	}
+}
