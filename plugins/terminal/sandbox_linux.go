@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -94,9 +95,15 @@ var privateTempDir struct {
 	path string
 }
 
+// privateTempPrefix names the plugins' private temp dirs:
+// harness-terminal-PID-RANDOM.
+const privateTempPrefix = "harness-terminal-"
+
 // privateTemp is the plugin's private temp dir, made on first use (mode
 // 0700) and removed at shutdown: sandboxed commands write their temporary
-// files there, never to the host's shared temp dir.
+// files there, never to the host's shared temp dir. Those of plugins that
+// died without their shutdown (SIGKILL) are removed when the next one
+// makes its own.
 func privateTemp() (string, error) {
 	privateTempDir.Lock()
 	defer privateTempDir.Unlock()
@@ -105,12 +112,33 @@ func privateTemp() (string, error) {
 			return privateTempDir.path, nil
 		}
 	}
-	dir, err := os.MkdirTemp("", "harness-terminal-")
+	removeStaleTemps()
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", privateTempPrefix, os.Getpid()))
 	if err != nil {
 		return "", fmt.Errorf("terminal: the sandbox's temp dir: %w", err)
 	}
 	privateTempDir.path = dir
 	return dir, nil
+}
+
+// removeStaleTemps removes the private temp dirs of this user's plugins
+// whose process is gone.
+func removeStaleTemps() {
+	matches, _ := filepath.Glob(filepath.Join(os.TempDir(), privateTempPrefix+"*-*"))
+	for _, dir := range matches {
+		pidText, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(dir), privateTempPrefix), "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Lstat(dir, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || int(st.Uid) != os.Getuid() {
+			continue
+		}
+		if err := unix.Kill(pid, 0); errors.Is(err, unix.ESRCH) {
+			_ = os.RemoveAll(dir)
+		}
+	}
 }
 
 func removePrivateTemp() {

@@ -538,3 +538,35 @@ func TestSandboxIPCAndKeys(t *testing.T) {
 		t.Errorf("unsandboxed, the command does not reach them: %s", res.Content)
 	}
 }
+
+// TestPrivateTempOfADeadPluginIsRemoved: a plugin killed before its
+// shutdown leaves its private temp dir behind; the next plugin to make one
+// removes it (and leaves those of live plugins alone).
+func TestPrivateTempOfADeadPluginIsRemoved(t *testing.T) {
+	t.Parallel()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", privateTempPrefix, dead.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(stale) })
+	if err := os.WriteFile(filepath.Join(stale, "left"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	live, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", privateTempPrefix, os.Getppid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(live) })
+	tc, _, _ := sandboxedPlugin(t, `{}`, nil)
+	runIn(t, tc, "true")
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the dead plugin's temp dir is still there: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live process's temp dir was removed: %v", err)
+	}
+}
