@@ -5,12 +5,15 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/harness-agent/harness/sdk/proto/providerv1"
 )
@@ -68,6 +71,18 @@ func (s *providerServer) Configure(ctx context.Context, req *providerv1.Configur
 		return &providerv1.Configure_Response{Error: errorToProto(AsError(err))}, nil
 	}
 	return &providerv1.Configure_Response{}, nil
+}
+
+func (s *providerServer) Describe(ctx context.Context, _ *providerv1.Describe_Request) (*providerv1.Describe_Response, error) {
+	d, ok := s.impl.(ProviderDescriber)
+	if !ok {
+		return &providerv1.Describe_Response{}, nil
+	}
+	schema, err := d.SettingsSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &providerv1.Describe_Response{SettingsSchemaJson: schema}, nil
 }
 
 func (s *providerServer) Models(ctx context.Context, _ *providerv1.Models_Request) (*providerv1.Models_Response, error) {
@@ -155,6 +170,23 @@ func (c *ProviderClient) Configure(ctx context.Context, config []byte) error {
 		return e
 	}
 	return nil
+}
+
+// SettingsSchema returns the JSON Schema of the provider's settings; nil
+// when the plugin reports none (it predates Describe or does not implement
+// [ProviderDescriber]), in which case its settings go unchecked.
+func (c *ProviderClient) SettingsSchema(ctx context.Context) (json.RawMessage, error) {
+	resp, err := c.client.Describe(ctx, &providerv1.Describe_Request{})
+	if status.Code(err) == codes.Unimplemented {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(resp.SettingsSchemaJson) == 0 {
+		return nil, nil
+	}
+	return resp.SettingsSchemaJson, nil
 }
 
 // Models lists the provider's model metadata.

@@ -172,3 +172,14 @@ type Provider interface {
 	// failure is returned as an *Error (the SDK sends it as an error chunk).
 	Stream(ctx context.Context, req StreamRequest, emit func(StreamChunk) error) error
 }
+
+// ProviderDescriber is implemented by a provider that owns its settings:
+// SettingsSchema returns the JSON Schema (an object; build it with
+// sdk/schema) of the attributes of an HCL provider block besides "plugin".
+// `harness validate` checks every block against it, with file:line:col
+// diagnostics, and Configure receives the decoded values as a JSON object.
+// Mark secrets (API keys) with schema.Prop.Secret: the host redacts their
+// values from events, errors and logs.
+type ProviderDescriber interface {
+	SettingsSchema(ctx context.Context) (json.RawMessage, error)
+}

@@ -39,6 +39,7 @@ func (c *cli) pluginsCommand() *cobra.Command {
 				return c.pluginsDescribe(cmd.Context(), args[0], args[1:])
 			},
 		},
+		c.pluginsNewCommand(),
 		&cobra.Command{
 			Use:   "lock CONFIG",
 			Short: "Record the sha256 of every declared plugin and hook in .harness.lock.hcl",

@@ -27,7 +27,11 @@ type Builtin struct {
 type Plugin struct {
 	Spec pluginhost.Spec
 	Info sdk.PluginInfo // tool plugins, once described
-	Err  error          // why it could not be described
+	// Settings is the JSON Schema a third-party provider plugin reports for
+	// its settings, once described (nil: it reports none).
+	Settings  []byte
+	Described bool
+	Err       error // why it could not be described
 }
 
 // Catalog is the plugins of one configuration.
@@ -44,6 +48,8 @@ type Catalog struct {
 var (
 	_ config.Catalog         = (*Catalog)(nil)
 	_ config.ProviderCatalog = (*Catalog)(nil)
+
+	_ config.ProviderSettingsCatalog = (*Catalog)(nil)
 )
 
 // New registers the built-ins and the configuration's plugin and hook
@@ -66,7 +72,11 @@ func New(cfg *config.Config, host *pluginhost.Host, builtins []Builtin) (*Catalo
 		}
 	}
 	for _, p := range cfg.Plugins {
-		add(pluginhost.Spec{Name: p.Name, Kind: sdk.KindTool, Path: p.Path, SHA256: cfg.ExpectedSHA256(p.Name, lock)}, p.DeclRange)
+		kind := sdk.KindTool
+		if cfg.ProviderPluginBlock(p.Name) {
+			kind = sdk.KindProvider
+		}
+		add(pluginhost.Spec{Name: p.Name, Kind: kind, Path: p.Path, SHA256: cfg.ExpectedSHA256(p.Name, lock)}, p.DeclRange)
 	}
 	for _, h := range cfg.Hooks {
 		add(pluginhost.Spec{Name: h.Name, Kind: sdk.KindHook, Path: h.Path, SHA256: cfg.ExpectedSHA256(h.Name, lock)}, h.DeclRange)
@@ -77,13 +87,14 @@ func New(cfg *config.Config, host *pluginhost.Host, builtins []Builtin) (*Catalo
 // Host returns the plugin host the catalog registered its plugins with.
 func (c *Catalog) Host() *pluginhost.Host { return c.host }
 
-// Describe starts the named tool plugins concurrently (all tool plugins when
-// names is empty) and records what they offer. Failures are kept per
+// Describe starts the named tool plugins concurrently (all tool plugins and
+// third-party provider plugins when names is empty) and records what they
+// offer: tools and config schemas, or provider settings schemas. Failures are kept per
 // plugin (see Plugins) and the first is returned.
 func (c *Catalog) Describe(ctx context.Context, names ...string) error {
 	if len(names) == 0 {
 		for name, p := range c.plugins {
-			if p.Spec.Kind == sdk.KindTool {
+			if p.Spec.Kind == sdk.KindTool || p.Spec.Kind == sdk.KindProvider && !p.Spec.Builtin {
 				names = append(names, name)
 			}
 		}
@@ -140,6 +151,12 @@ func (c *Catalog) DescribeFor(ctx context.Context, tools []string) error {
 }
 
 func (c *Catalog) describe(ctx context.Context, name string) error {
+	c.mu.Lock()
+	kind := c.plugins[name].Spec.Kind
+	c.mu.Unlock()
+	if kind == sdk.KindProvider {
+		return c.describeProvider(ctx, name)
+	}
 	th, err := c.host.Tool(name)
 	if err == nil {
 		var info sdk.PluginInfo
@@ -163,6 +180,28 @@ func (c *Catalog) describe(ctx context.Context, name string) error {
 	defer c.mu.Unlock()
 	c.plugins[name].Err = err
 	return err
+}
+
+func (c *Catalog) describeProvider(ctx context.Context, name string) error {
+	var schema []byte
+	ph, err := c.host.Provider(name)
+	if err == nil {
+		schema, err = ph.SettingsSchema(ctx)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.plugins[name]
+	p.Settings, p.Described, p.Err = schema, err == nil, err
+	return err
+}
+
+// ProviderSettingsSchema implements config.ProviderSettingsCatalog.
+func (c *Catalog) ProviderSettingsSchema(plugin string) ([]byte, bool) {
+	p, ok := c.Plugin(plugin)
+	if !ok || !p.Described {
+		return nil, false
+	}
+	return p.Settings, true
 }
 
 // Diagnostics returns the describe failures of declared plugins as

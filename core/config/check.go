@@ -24,6 +24,15 @@ type ProviderCatalog interface {
 	HasProviderPlugin(name string) bool
 }
 
+// ProviderSettingsCatalog is an optional extension of Catalog: when the catalog implements
+// it, Check decodes the settings of every provider block on a third-party plugin against the
+// schema the plugin reports.
+type ProviderSettingsCatalog interface {
+	// ProviderSettingsSchema returns the settings schema of a provider plugin block; ok is
+	// false when the plugin was not described (its failure is reported on its own).
+	ProviderSettingsSchema(plugin string) (schema []byte, ok bool)
+}
+
 // Check runs the checks that need the plugins' answers: every tool of every agent's
 // whitelist is known (emit_artifact always is; "NAME__tool" and "NAME__*" are when mcp
 // "NAME" is declared, its server is never started here), every plugin config block decodes
@@ -60,6 +69,17 @@ func Check(cfg *Config, cat Catalog) hcl.Diagnostics {
 						"nor a declared plugin block.", p.Name, p.Plugin),
 					Subject: p.PluginRange.Ptr(),
 				})
+			}
+		}
+	}
+	if sc, ok := cat.(ProviderSettingsCatalog); ok {
+		for _, p := range cfg.Providers {
+			if p.Settings == nil {
+				continue
+			}
+			if schema, ok := sc.ProviderSettingsSchema(p.Plugin); ok {
+				_, d := p.DecodeSettings(schema)
+				diags = append(diags, d...)
 			}
 		}
 	}

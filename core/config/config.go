@@ -87,6 +87,11 @@ type Provider struct {
 	// ChunkSize and DelayMS shape the scripted provider's stream: bytes per
 	// delta (0 = the plugin's default) and a pause between chunks.
 	ChunkSize, DelayMS int
+	// Settings is the block's body when Plugin names a plugin block: a
+	// third-party provider owns its settings, decoded with
+	// DecodeProviderSettings against the schema it reports; the fields
+	// above stay at their defaults then. nil for a built-in provider.
+	Settings hcl.Body
 
 	DeclRange   hcl.Range
 	PluginRange hcl.Range // the plugin attribute's value, or DeclRange when defaulted

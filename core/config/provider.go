@@ -6,10 +6,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 )
 
 var providerSchema = &hcl.BodySchema{
@@ -37,6 +39,14 @@ func (l *loader) decodeProvider(it item) *Provider {
 		RequireDone:       true,
 		DeclRange:         it.block.DefRange,
 		PluginRange:       it.block.DefRange,
+	}
+	if name, ok := l.thirdPartyProvider(it); ok {
+		// The plugin owns its settings: everything but "plugin" is decoded
+		// against the schema it reports (see DecodeProviderSettings).
+		content, remain, diags := it.block.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "plugin"}}})
+		l.diags = append(l.diags, diags...)
+		p.Plugin, p.PluginRange, p.Settings = name, content.Attributes["plugin"].Expr.Range(), remain
+		return p
 	}
 	a := l.attrs(it.src, l.content(it.block.Body, providerSchema).Attributes)
 	if a.nonEmptyStr("plugin", &p.Plugin) {
@@ -67,6 +77,22 @@ func (l *loader) decodeProvider(it item) *Provider {
 	a.integerInt("chunk_size", &p.ChunkSize, 1)
 	a.integerInt("delay_ms", &p.DelayMS, 0)
 	return p
+}
+
+// thirdPartyProvider reports whether a provider block's plugin attribute
+// names a plugin block (a literal string), and which.
+func (l *loader) thirdPartyProvider(it item) (string, bool) {
+	attrs, _ := it.block.Body.JustAttributes()
+	attr, ok := attrs["plugin"]
+	if !ok {
+		return "", false
+	}
+	v, diags := attr.Expr.Value(nil)
+	if diags.HasErrors() || v.IsNull() || !v.IsKnown() || v.Type() != cty.String {
+		return "", false
+	}
+	name := v.AsString()
+	return name, slices.Contains(l.declared[blockPlugin], name)
 }
 
 // resolveScript resolves the script of an offline scripted provider against

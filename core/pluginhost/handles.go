@@ -2,6 +2,7 @@ package pluginhost
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/harness-agent/harness/sdk"
 )
@@ -90,6 +91,18 @@ func (p *ProviderHandle) Configure(ctx context.Context, config []byte) error {
 	return p.m.configure(ctx, func(ctx context.Context, raw any) error {
 		return raw.(*sdk.ProviderClient).Configure(ctx, config)
 	})
+}
+
+// SettingsSchema returns the JSON Schema the provider reports for its
+// settings (nil: none); it needs no Configure first.
+func (p *ProviderHandle) SettingsSchema(ctx context.Context) (json.RawMessage, error) {
+	raw, err := p.m.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := raw.(*sdk.ProviderClient)
+	schema, err := c.SettingsSchema(ctx)
+	return schema, p.m.callError(ctx, c, err)
 }
 
 // Models lists the provider's model metadata.

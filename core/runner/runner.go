@@ -64,8 +64,11 @@ type Runner struct {
 	bindings    []llm.Binding
 	models      *llm.Registry
 	client      *llm.Client
-	streamHooks []llm.StreamHook
-	system      string
+	// settingSecrets are the values of third-party provider settings their
+	// schema marks secret, known once the provider is configured.
+	settingSecrets []string
+	streamHooks    []llm.StreamHook
+	system         string
 
 	warmed  chan struct{} // closed when the agent's tool plugins have started
 	session string
@@ -220,6 +223,16 @@ func (r *Runner) openModels(ctx context.Context) error {
 	if r.bindings, err = models.ResolveAll(ctx, r.agent.Models); err != nil {
 		return err
 	}
+	// A third-party provider starts now: its settings are checked against
+	// its schema before a session exists, and its secrets are known to the
+	// redaction of tool results.
+	for _, b := range r.bindings {
+		if p := r.cfg.Provider(b.Provider); p != nil && p.Settings != nil {
+			if _, err := r.providerHandle(ctx, b.Provider); err != nil {
+				return err
+			}
+		}
+	}
 	if r.streamHooks, err = streamHooks(r.cfg, r.host); err != nil {
 		return err
 	}
@@ -333,7 +346,9 @@ func (r *Runner) prepareTools(ctx context.Context) error {
 
 // secrets are the values no tool result may carry: the providers' keys.
 func (r *Runner) secrets() []string {
-	var out []string
+	r.providersMu.Lock()
+	out := slices.Clone(r.settingSecrets)
+	r.providersMu.Unlock()
 	for _, p := range r.cfg.Providers {
 		if p.APIKey != "" {
 			out = append(out, p.APIKey)
@@ -404,6 +419,9 @@ func (r *Runner) providerHandle(ctx context.Context, name string) (*pluginhost.P
 	if p == nil {
 		return nil, fmt.Errorf("no provider named %q", name)
 	}
+	if p.Settings != nil {
+		return r.thirdPartyProvider(ctx, id, p)
+	}
 	if !r.catalog.HasProviderPlugin(p.Plugin) {
 		return nil, fmt.Errorf("provider %q: %q is not a built-in provider plugin", name, p.Plugin)
 	}
@@ -416,6 +434,40 @@ func (r *Runner) providerHandle(ctx context.Context, name string) (*pluginhost.P
 	}
 	if err := h.Configure(ctx, p.PluginConfigJSON()); err != nil {
 		return nil, fmt.Errorf("provider %q: %w", name, err)
+	}
+	return h, nil
+}
+
+// thirdPartyProvider starts the plugin block a provider block names, as a
+// process of its own verified like the block's (same path, same expected
+// sha256), decodes the block's settings against the schema the plugin
+// reports and configures it with them. The settings marked secret join
+// the values redacted from tool results.
+func (r *Runner) thirdPartyProvider(ctx context.Context, id string, p *config.Provider) (*pluginhost.ProviderHandle, error) {
+	block, ok := r.catalog.Plugin(p.Plugin)
+	if !ok || block.Spec.Kind != sdk.KindProvider {
+		return nil, fmt.Errorf("provider %q: plugin block %q is not a provider plugin", p.Name, p.Plugin)
+	}
+	spec := block.Spec
+	spec.Name = id
+	if err := r.host.Register(spec); err != nil {
+		return nil, err
+	}
+	h, err := r.host.Provider(id)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := h.SettingsSchema(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("provider %q: plugin %q: %w", p.Name, p.Plugin, err)
+	}
+	settings, diags := p.DecodeSettings(schema)
+	if diags.HasErrors() {
+		return nil, &ConfigError{Diags: diags}
+	}
+	r.settingSecrets = append(r.settingSecrets, config.SecretSettings(schema, settings)...)
+	if err := h.Configure(ctx, settings); err != nil {
+		return nil, fmt.Errorf("provider %q: %w", p.Name, err)
 	}
 	return h, nil
 }

@@ -60,6 +60,11 @@ func AnyObject(name, description string) Prop { return prop(name, "object", desc
 // Required marks the property as required.
 func (p Prop) Required() Prop { p.required = true; return p }
 
+// Secret marks the property as a secret ("writeOnly": true): an API key
+// or token in a provider's settings. The host never shows its value: it is
+// redacted from events, errors and logs.
+func (p Prop) Secret() Prop { p.body["writeOnly"] = true; return p }
+
 // Enum restricts the property to the given values.
 func (p Prop) Enum(values ...string) Prop { p.body["enum"] = values; return p }
 

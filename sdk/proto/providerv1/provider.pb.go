@@ -76,6 +76,42 @@ func (BlockKind) EnumDescriptor() ([]byte, []int) {
 	return file_providerv1_provider_proto_rawDescGZIP(), []int{0}
 }
 
+type Describe struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Describe) Reset() {
+	*x = Describe{}
+	mi := &file_providerv1_provider_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Describe) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Describe) ProtoMessage() {}
+
+func (x *Describe) ProtoReflect() protoreflect.Message {
+	mi := &file_providerv1_provider_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Describe.ProtoReflect.Descriptor instead.
+func (*Describe) Descriptor() ([]byte, []int) {
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{0}
+}
+
 type Pricing struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// USD per one million tokens.
@@ -91,7 +127,7 @@ type Pricing struct {
 
 func (x *Pricing) Reset() {
 	*x = Pricing{}
-	mi := &file_providerv1_provider_proto_msgTypes[0]
+	mi := &file_providerv1_provider_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -103,7 +139,7 @@ func (x *Pricing) String() string {
 func (*Pricing) ProtoMessage() {}
 
 func (x *Pricing) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[0]
+	mi := &file_providerv1_provider_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -116,7 +152,7 @@ func (x *Pricing) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pricing.ProtoReflect.Descriptor instead.
 func (*Pricing) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{0}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *Pricing) GetInputCacheHit() float64 {
@@ -162,7 +198,7 @@ type ModelInfo struct {
 
 func (x *ModelInfo) Reset() {
 	*x = ModelInfo{}
-	mi := &file_providerv1_provider_proto_msgTypes[1]
+	mi := &file_providerv1_provider_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -174,7 +210,7 @@ func (x *ModelInfo) String() string {
 func (*ModelInfo) ProtoMessage() {}
 
 func (x *ModelInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[1]
+	mi := &file_providerv1_provider_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -187,7 +223,7 @@ func (x *ModelInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelInfo.ProtoReflect.Descriptor instead.
 func (*ModelInfo) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{1}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ModelInfo) GetId() string {
@@ -247,7 +283,7 @@ type Configure struct {
 
 func (x *Configure) Reset() {
 	*x = Configure{}
-	mi := &file_providerv1_provider_proto_msgTypes[2]
+	mi := &file_providerv1_provider_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -259,7 +295,7 @@ func (x *Configure) String() string {
 func (*Configure) ProtoMessage() {}
 
 func (x *Configure) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[2]
+	mi := &file_providerv1_provider_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -272,7 +308,7 @@ func (x *Configure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Configure.ProtoReflect.Descriptor instead.
 func (*Configure) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{2}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{3}
 }
 
 type Models struct {
@@ -283,7 +319,7 @@ type Models struct {
 
 func (x *Models) Reset() {
 	*x = Models{}
-	mi := &file_providerv1_provider_proto_msgTypes[3]
+	mi := &file_providerv1_provider_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -295,7 +331,7 @@ func (x *Models) String() string {
 func (*Models) ProtoMessage() {}
 
 func (x *Models) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[3]
+	mi := &file_providerv1_provider_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -308,7 +344,7 @@ func (x *Models) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Models.ProtoReflect.Descriptor instead.
 func (*Models) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{3}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{4}
 }
 
 type PrepareCall struct {
@@ -319,7 +355,7 @@ type PrepareCall struct {
 
 func (x *PrepareCall) Reset() {
 	*x = PrepareCall{}
-	mi := &file_providerv1_provider_proto_msgTypes[4]
+	mi := &file_providerv1_provider_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -331,7 +367,7 @@ func (x *PrepareCall) String() string {
 func (*PrepareCall) ProtoMessage() {}
 
 func (x *PrepareCall) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[4]
+	mi := &file_providerv1_provider_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -344,7 +380,7 @@ func (x *PrepareCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareCall.ProtoReflect.Descriptor instead.
 func (*PrepareCall) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{4}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{5}
 }
 
 type Handle struct {
@@ -357,7 +393,7 @@ type Handle struct {
 
 func (x *Handle) Reset() {
 	*x = Handle{}
-	mi := &file_providerv1_provider_proto_msgTypes[5]
+	mi := &file_providerv1_provider_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -369,7 +405,7 @@ func (x *Handle) String() string {
 func (*Handle) ProtoMessage() {}
 
 func (x *Handle) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[5]
+	mi := &file_providerv1_provider_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -382,7 +418,7 @@ func (x *Handle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Handle.ProtoReflect.Descriptor instead.
 func (*Handle) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{5}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Handle) GetId() string {
@@ -410,7 +446,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_providerv1_provider_proto_msgTypes[6]
+	mi := &file_providerv1_provider_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -422,7 +458,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[6]
+	mi := &file_providerv1_provider_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -435,7 +471,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{6}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ToolCall) GetId() string {
@@ -482,7 +518,7 @@ type Message struct {
 
 func (x *Message) Reset() {
 	*x = Message{}
-	mi := &file_providerv1_provider_proto_msgTypes[7]
+	mi := &file_providerv1_provider_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -494,7 +530,7 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[7]
+	mi := &file_providerv1_provider_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -507,7 +543,7 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{7}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Message) GetRole() string {
@@ -578,7 +614,7 @@ type ReasoningBlock struct {
 
 func (x *ReasoningBlock) Reset() {
 	*x = ReasoningBlock{}
-	mi := &file_providerv1_provider_proto_msgTypes[8]
+	mi := &file_providerv1_provider_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -590,7 +626,7 @@ func (x *ReasoningBlock) String() string {
 func (*ReasoningBlock) ProtoMessage() {}
 
 func (x *ReasoningBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[8]
+	mi := &file_providerv1_provider_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -603,7 +639,7 @@ func (x *ReasoningBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReasoningBlock.ProtoReflect.Descriptor instead.
 func (*ReasoningBlock) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{8}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ReasoningBlock) GetText() string {
@@ -638,7 +674,7 @@ type ToolDefinition struct {
 
 func (x *ToolDefinition) Reset() {
 	*x = ToolDefinition{}
-	mi := &file_providerv1_provider_proto_msgTypes[9]
+	mi := &file_providerv1_provider_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -650,7 +686,7 @@ func (x *ToolDefinition) String() string {
 func (*ToolDefinition) ProtoMessage() {}
 
 func (x *ToolDefinition) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[9]
+	mi := &file_providerv1_provider_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -663,7 +699,7 @@ func (x *ToolDefinition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolDefinition.ProtoReflect.Descriptor instead.
 func (*ToolDefinition) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{9}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ToolDefinition) GetName() string {
@@ -695,7 +731,7 @@ type Stream struct {
 
 func (x *Stream) Reset() {
 	*x = Stream{}
-	mi := &file_providerv1_provider_proto_msgTypes[10]
+	mi := &file_providerv1_provider_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -707,7 +743,7 @@ func (x *Stream) String() string {
 func (*Stream) ProtoMessage() {}
 
 func (x *Stream) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[10]
+	mi := &file_providerv1_provider_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -720,7 +756,7 @@ func (x *Stream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stream.ProtoReflect.Descriptor instead.
 func (*Stream) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{10}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{11}
 }
 
 type Usage struct {
@@ -738,7 +774,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_providerv1_provider_proto_msgTypes[11]
+	mi := &file_providerv1_provider_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -750,7 +786,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[11]
+	mi := &file_providerv1_provider_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -763,7 +799,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{11}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Usage) GetPromptTokens() int64 {
@@ -825,7 +861,7 @@ type StreamChunk struct {
 
 func (x *StreamChunk) Reset() {
 	*x = StreamChunk{}
-	mi := &file_providerv1_provider_proto_msgTypes[12]
+	mi := &file_providerv1_provider_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -837,7 +873,7 @@ func (x *StreamChunk) String() string {
 func (*StreamChunk) ProtoMessage() {}
 
 func (x *StreamChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[12]
+	mi := &file_providerv1_provider_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -850,7 +886,7 @@ func (x *StreamChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamChunk.ProtoReflect.Descriptor instead.
 func (*StreamChunk) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{12}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *StreamChunk) GetChunk() isStreamChunk_Chunk {
@@ -954,6 +990,88 @@ func (*StreamChunk_Finish_) isStreamChunk_Chunk() {}
 
 func (*StreamChunk_Error) isStreamChunk_Chunk() {}
 
+type Describe_Request struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Describe_Request) Reset() {
+	*x = Describe_Request{}
+	mi := &file_providerv1_provider_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Describe_Request) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Describe_Request) ProtoMessage() {}
+
+func (x *Describe_Request) ProtoReflect() protoreflect.Message {
+	mi := &file_providerv1_provider_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Describe_Request.ProtoReflect.Descriptor instead.
+func (*Describe_Request) Descriptor() ([]byte, []int) {
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{0, 0}
+}
+
+type Describe_Response struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// settings_schema_json is a JSON Schema object; properties marked
+	// "writeOnly": true are secrets, redacted from everything the host shows.
+	SettingsSchemaJson []byte `protobuf:"bytes,1,opt,name=settings_schema_json,json=settingsSchemaJson,proto3" json:"settings_schema_json,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *Describe_Response) Reset() {
+	*x = Describe_Response{}
+	mi := &file_providerv1_provider_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Describe_Response) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Describe_Response) ProtoMessage() {}
+
+func (x *Describe_Response) ProtoReflect() protoreflect.Message {
+	mi := &file_providerv1_provider_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Describe_Response.ProtoReflect.Descriptor instead.
+func (*Describe_Response) Descriptor() ([]byte, []int) {
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{0, 1}
+}
+
+func (x *Describe_Response) GetSettingsSchemaJson() []byte {
+	if x != nil {
+		return x.SettingsSchemaJson
+	}
+	return nil
+}
+
 type Configure_Request struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ConfigJson    []byte                 `protobuf:"bytes,1,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
@@ -963,7 +1081,7 @@ type Configure_Request struct {
 
 func (x *Configure_Request) Reset() {
 	*x = Configure_Request{}
-	mi := &file_providerv1_provider_proto_msgTypes[13]
+	mi := &file_providerv1_provider_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -975,7 +1093,7 @@ func (x *Configure_Request) String() string {
 func (*Configure_Request) ProtoMessage() {}
 
 func (x *Configure_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[13]
+	mi := &file_providerv1_provider_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -988,7 +1106,7 @@ func (x *Configure_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Configure_Request.ProtoReflect.Descriptor instead.
 func (*Configure_Request) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{2, 0}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{3, 0}
 }
 
 func (x *Configure_Request) GetConfigJson() []byte {
@@ -1007,7 +1125,7 @@ type Configure_Response struct {
 
 func (x *Configure_Response) Reset() {
 	*x = Configure_Response{}
-	mi := &file_providerv1_provider_proto_msgTypes[14]
+	mi := &file_providerv1_provider_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1019,7 +1137,7 @@ func (x *Configure_Response) String() string {
 func (*Configure_Response) ProtoMessage() {}
 
 func (x *Configure_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[14]
+	mi := &file_providerv1_provider_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1032,7 +1150,7 @@ func (x *Configure_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Configure_Response.ProtoReflect.Descriptor instead.
 func (*Configure_Response) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{2, 1}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{3, 1}
 }
 
 func (x *Configure_Response) GetError() *commonv1.Error {
@@ -1050,7 +1168,7 @@ type Models_Request struct {
 
 func (x *Models_Request) Reset() {
 	*x = Models_Request{}
-	mi := &file_providerv1_provider_proto_msgTypes[15]
+	mi := &file_providerv1_provider_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1062,7 +1180,7 @@ func (x *Models_Request) String() string {
 func (*Models_Request) ProtoMessage() {}
 
 func (x *Models_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[15]
+	mi := &file_providerv1_provider_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1075,7 +1193,7 @@ func (x *Models_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Models_Request.ProtoReflect.Descriptor instead.
 func (*Models_Request) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{3, 0}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{4, 0}
 }
 
 type Models_Response struct {
@@ -1087,7 +1205,7 @@ type Models_Response struct {
 
 func (x *Models_Response) Reset() {
 	*x = Models_Response{}
-	mi := &file_providerv1_provider_proto_msgTypes[16]
+	mi := &file_providerv1_provider_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1099,7 +1217,7 @@ func (x *Models_Response) String() string {
 func (*Models_Response) ProtoMessage() {}
 
 func (x *Models_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[16]
+	mi := &file_providerv1_provider_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1112,7 +1230,7 @@ func (x *Models_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Models_Response.ProtoReflect.Descriptor instead.
 func (*Models_Response) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{3, 1}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{4, 1}
 }
 
 func (x *Models_Response) GetModels() []*ModelInfo {
@@ -1135,7 +1253,7 @@ type PrepareCall_Request struct {
 
 func (x *PrepareCall_Request) Reset() {
 	*x = PrepareCall_Request{}
-	mi := &file_providerv1_provider_proto_msgTypes[17]
+	mi := &file_providerv1_provider_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1147,7 +1265,7 @@ func (x *PrepareCall_Request) String() string {
 func (*PrepareCall_Request) ProtoMessage() {}
 
 func (x *PrepareCall_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[17]
+	mi := &file_providerv1_provider_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1160,7 +1278,7 @@ func (x *PrepareCall_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareCall_Request.ProtoReflect.Descriptor instead.
 func (*PrepareCall_Request) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{4, 0}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{5, 0}
 }
 
 func (x *PrepareCall_Request) GetModel() *ModelInfo {
@@ -1200,7 +1318,7 @@ type PrepareCall_Response struct {
 
 func (x *PrepareCall_Response) Reset() {
 	*x = PrepareCall_Response{}
-	mi := &file_providerv1_provider_proto_msgTypes[18]
+	mi := &file_providerv1_provider_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1212,7 +1330,7 @@ func (x *PrepareCall_Response) String() string {
 func (*PrepareCall_Response) ProtoMessage() {}
 
 func (x *PrepareCall_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[18]
+	mi := &file_providerv1_provider_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1225,7 +1343,7 @@ func (x *PrepareCall_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareCall_Response.ProtoReflect.Descriptor instead.
 func (*PrepareCall_Response) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{4, 1}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{5, 1}
 }
 
 func (x *PrepareCall_Response) GetHandle() *Handle {
@@ -1250,7 +1368,7 @@ type Stream_Request struct {
 
 func (x *Stream_Request) Reset() {
 	*x = Stream_Request{}
-	mi := &file_providerv1_provider_proto_msgTypes[19]
+	mi := &file_providerv1_provider_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1262,7 +1380,7 @@ func (x *Stream_Request) String() string {
 func (*Stream_Request) ProtoMessage() {}
 
 func (x *Stream_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[19]
+	mi := &file_providerv1_provider_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1275,7 +1393,7 @@ func (x *Stream_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stream_Request.ProtoReflect.Descriptor instead.
 func (*Stream_Request) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{10, 0}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{11, 0}
 }
 
 func (x *Stream_Request) GetHandle() *Handle {
@@ -1334,7 +1452,7 @@ type StreamChunk_BlockStart struct {
 
 func (x *StreamChunk_BlockStart) Reset() {
 	*x = StreamChunk_BlockStart{}
-	mi := &file_providerv1_provider_proto_msgTypes[20]
+	mi := &file_providerv1_provider_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1346,7 +1464,7 @@ func (x *StreamChunk_BlockStart) String() string {
 func (*StreamChunk_BlockStart) ProtoMessage() {}
 
 func (x *StreamChunk_BlockStart) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[20]
+	mi := &file_providerv1_provider_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1359,7 +1477,7 @@ func (x *StreamChunk_BlockStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamChunk_BlockStart.ProtoReflect.Descriptor instead.
 func (*StreamChunk_BlockStart) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{12, 0}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{13, 0}
 }
 
 func (x *StreamChunk_BlockStart) GetIndex() int32 {
@@ -1409,7 +1527,7 @@ type StreamChunk_BlockDelta struct {
 
 func (x *StreamChunk_BlockDelta) Reset() {
 	*x = StreamChunk_BlockDelta{}
-	mi := &file_providerv1_provider_proto_msgTypes[21]
+	mi := &file_providerv1_provider_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1421,7 +1539,7 @@ func (x *StreamChunk_BlockDelta) String() string {
 func (*StreamChunk_BlockDelta) ProtoMessage() {}
 
 func (x *StreamChunk_BlockDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[21]
+	mi := &file_providerv1_provider_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1434,7 +1552,7 @@ func (x *StreamChunk_BlockDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamChunk_BlockDelta.ProtoReflect.Descriptor instead.
 func (*StreamChunk_BlockDelta) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{12, 1}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{13, 1}
 }
 
 func (x *StreamChunk_BlockDelta) GetIndex() int32 {
@@ -1467,7 +1585,7 @@ type StreamChunk_BlockEnd struct {
 
 func (x *StreamChunk_BlockEnd) Reset() {
 	*x = StreamChunk_BlockEnd{}
-	mi := &file_providerv1_provider_proto_msgTypes[22]
+	mi := &file_providerv1_provider_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1479,7 +1597,7 @@ func (x *StreamChunk_BlockEnd) String() string {
 func (*StreamChunk_BlockEnd) ProtoMessage() {}
 
 func (x *StreamChunk_BlockEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[22]
+	mi := &file_providerv1_provider_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1492,7 +1610,7 @@ func (x *StreamChunk_BlockEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamChunk_BlockEnd.ProtoReflect.Descriptor instead.
 func (*StreamChunk_BlockEnd) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{12, 2}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{13, 2}
 }
 
 func (x *StreamChunk_BlockEnd) GetIndex() int32 {
@@ -1512,7 +1630,7 @@ type StreamChunk_Finish struct {
 
 func (x *StreamChunk_Finish) Reset() {
 	*x = StreamChunk_Finish{}
-	mi := &file_providerv1_provider_proto_msgTypes[23]
+	mi := &file_providerv1_provider_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1524,7 +1642,7 @@ func (x *StreamChunk_Finish) String() string {
 func (*StreamChunk_Finish) ProtoMessage() {}
 
 func (x *StreamChunk_Finish) ProtoReflect() protoreflect.Message {
-	mi := &file_providerv1_provider_proto_msgTypes[23]
+	mi := &file_providerv1_provider_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1537,7 +1655,7 @@ func (x *StreamChunk_Finish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamChunk_Finish.ProtoReflect.Descriptor instead.
 func (*StreamChunk_Finish) Descriptor() ([]byte, []int) {
-	return file_providerv1_provider_proto_rawDescGZIP(), []int{12, 3}
+	return file_providerv1_provider_proto_rawDescGZIP(), []int{13, 3}
 }
 
 func (x *StreamChunk_Finish) GetReason() string {
@@ -1558,7 +1676,11 @@ var File_providerv1_provider_proto protoreflect.FileDescriptor
 
 const file_providerv1_provider_proto_rawDesc = "" +
 	"\n" +
-	"\x19providerv1/provider.proto\x12\x13harness.provider.v1\x1a\x15commonv1/common.proto\"\x9f\x01\n" +
+	"\x19providerv1/provider.proto\x12\x13harness.provider.v1\x1a\x15commonv1/common.proto\"S\n" +
+	"\bDescribe\x1a\t\n" +
+	"\aRequest\x1a<\n" +
+	"\bResponse\x120\n" +
+	"\x14settings_schema_json\x18\x01 \x01(\fR\x12settingsSchemaJson\"\x9f\x01\n" +
 	"\aPricing\x12&\n" +
 	"\x0finput_cache_hit\x18\x01 \x01(\x01R\rinputCacheHit\x12(\n" +
 	"\x10input_cache_miss\x18\x02 \x01(\x01R\x0einputCacheMiss\x12\x16\n" +
@@ -1668,12 +1790,13 @@ const file_providerv1_provider_proto_rawDesc = "" +
 	"\x16BLOCK_KIND_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fBLOCK_KIND_TEXT\x10\x01\x12\x18\n" +
 	"\x14BLOCK_KIND_REASONING\x10\x02\x12\x18\n" +
-	"\x14BLOCK_KIND_TOOL_CALL\x10\x032\xf4\x02\n" +
+	"\x14BLOCK_KIND_TOOL_CALL\x10\x032\xcf\x03\n" +
 	"\bProvider\x12\\\n" +
 	"\tConfigure\x12&.harness.provider.v1.Configure.Request\x1a'.harness.provider.v1.Configure.Response\x12S\n" +
 	"\x06Models\x12#.harness.provider.v1.Models.Request\x1a$.harness.provider.v1.Models.Response\x12b\n" +
 	"\vPrepareCall\x12(.harness.provider.v1.PrepareCall.Request\x1a).harness.provider.v1.PrepareCall.Response\x12Q\n" +
-	"\x06Stream\x12#.harness.provider.v1.Stream.Request\x1a .harness.provider.v1.StreamChunk0\x01B7Z5github.com/harness-agent/harness/sdk/proto/providerv1b\x06proto3"
+	"\x06Stream\x12#.harness.provider.v1.Stream.Request\x1a .harness.provider.v1.StreamChunk0\x01\x12Y\n" +
+	"\bDescribe\x12%.harness.provider.v1.Describe.Request\x1a&.harness.provider.v1.Describe.ResponseB7Z5github.com/harness-agent/harness/sdk/proto/providerv1b\x06proto3"
 
 var (
 	file_providerv1_provider_proto_rawDescOnce sync.Once
@@ -1688,64 +1811,69 @@ func file_providerv1_provider_proto_rawDescGZIP() []byte {
 }
 
 var file_providerv1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_providerv1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_providerv1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_providerv1_provider_proto_goTypes = []any{
 	(BlockKind)(0),                 // 0: harness.provider.v1.BlockKind
-	(*Pricing)(nil),                // 1: harness.provider.v1.Pricing
-	(*ModelInfo)(nil),              // 2: harness.provider.v1.ModelInfo
-	(*Configure)(nil),              // 3: harness.provider.v1.Configure
-	(*Models)(nil),                 // 4: harness.provider.v1.Models
-	(*PrepareCall)(nil),            // 5: harness.provider.v1.PrepareCall
-	(*Handle)(nil),                 // 6: harness.provider.v1.Handle
-	(*ToolCall)(nil),               // 7: harness.provider.v1.ToolCall
-	(*Message)(nil),                // 8: harness.provider.v1.Message
-	(*ReasoningBlock)(nil),         // 9: harness.provider.v1.ReasoningBlock
-	(*ToolDefinition)(nil),         // 10: harness.provider.v1.ToolDefinition
-	(*Stream)(nil),                 // 11: harness.provider.v1.Stream
-	(*Usage)(nil),                  // 12: harness.provider.v1.Usage
-	(*StreamChunk)(nil),            // 13: harness.provider.v1.StreamChunk
-	(*Configure_Request)(nil),      // 14: harness.provider.v1.Configure.Request
-	(*Configure_Response)(nil),     // 15: harness.provider.v1.Configure.Response
-	(*Models_Request)(nil),         // 16: harness.provider.v1.Models.Request
-	(*Models_Response)(nil),        // 17: harness.provider.v1.Models.Response
-	(*PrepareCall_Request)(nil),    // 18: harness.provider.v1.PrepareCall.Request
-	(*PrepareCall_Response)(nil),   // 19: harness.provider.v1.PrepareCall.Response
-	(*Stream_Request)(nil),         // 20: harness.provider.v1.Stream.Request
-	(*StreamChunk_BlockStart)(nil), // 21: harness.provider.v1.StreamChunk.BlockStart
-	(*StreamChunk_BlockDelta)(nil), // 22: harness.provider.v1.StreamChunk.BlockDelta
-	(*StreamChunk_BlockEnd)(nil),   // 23: harness.provider.v1.StreamChunk.BlockEnd
-	(*StreamChunk_Finish)(nil),     // 24: harness.provider.v1.StreamChunk.Finish
-	(*commonv1.Error)(nil),         // 25: harness.common.v1.Error
+	(*Describe)(nil),               // 1: harness.provider.v1.Describe
+	(*Pricing)(nil),                // 2: harness.provider.v1.Pricing
+	(*ModelInfo)(nil),              // 3: harness.provider.v1.ModelInfo
+	(*Configure)(nil),              // 4: harness.provider.v1.Configure
+	(*Models)(nil),                 // 5: harness.provider.v1.Models
+	(*PrepareCall)(nil),            // 6: harness.provider.v1.PrepareCall
+	(*Handle)(nil),                 // 7: harness.provider.v1.Handle
+	(*ToolCall)(nil),               // 8: harness.provider.v1.ToolCall
+	(*Message)(nil),                // 9: harness.provider.v1.Message
+	(*ReasoningBlock)(nil),         // 10: harness.provider.v1.ReasoningBlock
+	(*ToolDefinition)(nil),         // 11: harness.provider.v1.ToolDefinition
+	(*Stream)(nil),                 // 12: harness.provider.v1.Stream
+	(*Usage)(nil),                  // 13: harness.provider.v1.Usage
+	(*StreamChunk)(nil),            // 14: harness.provider.v1.StreamChunk
+	(*Describe_Request)(nil),       // 15: harness.provider.v1.Describe.Request
+	(*Describe_Response)(nil),      // 16: harness.provider.v1.Describe.Response
+	(*Configure_Request)(nil),      // 17: harness.provider.v1.Configure.Request
+	(*Configure_Response)(nil),     // 18: harness.provider.v1.Configure.Response
+	(*Models_Request)(nil),         // 19: harness.provider.v1.Models.Request
+	(*Models_Response)(nil),        // 20: harness.provider.v1.Models.Response
+	(*PrepareCall_Request)(nil),    // 21: harness.provider.v1.PrepareCall.Request
+	(*PrepareCall_Response)(nil),   // 22: harness.provider.v1.PrepareCall.Response
+	(*Stream_Request)(nil),         // 23: harness.provider.v1.Stream.Request
+	(*StreamChunk_BlockStart)(nil), // 24: harness.provider.v1.StreamChunk.BlockStart
+	(*StreamChunk_BlockDelta)(nil), // 25: harness.provider.v1.StreamChunk.BlockDelta
+	(*StreamChunk_BlockEnd)(nil),   // 26: harness.provider.v1.StreamChunk.BlockEnd
+	(*StreamChunk_Finish)(nil),     // 27: harness.provider.v1.StreamChunk.Finish
+	(*commonv1.Error)(nil),         // 28: harness.common.v1.Error
 }
 var file_providerv1_provider_proto_depIdxs = []int32{
-	1,  // 0: harness.provider.v1.ModelInfo.pricing:type_name -> harness.provider.v1.Pricing
-	7,  // 1: harness.provider.v1.Message.tool_calls:type_name -> harness.provider.v1.ToolCall
-	9,  // 2: harness.provider.v1.Message.reasoning_blocks:type_name -> harness.provider.v1.ReasoningBlock
-	21, // 3: harness.provider.v1.StreamChunk.block_start:type_name -> harness.provider.v1.StreamChunk.BlockStart
-	22, // 4: harness.provider.v1.StreamChunk.block_delta:type_name -> harness.provider.v1.StreamChunk.BlockDelta
-	23, // 5: harness.provider.v1.StreamChunk.block_end:type_name -> harness.provider.v1.StreamChunk.BlockEnd
-	12, // 6: harness.provider.v1.StreamChunk.usage:type_name -> harness.provider.v1.Usage
-	24, // 7: harness.provider.v1.StreamChunk.finish:type_name -> harness.provider.v1.StreamChunk.Finish
-	25, // 8: harness.provider.v1.StreamChunk.error:type_name -> harness.common.v1.Error
-	25, // 9: harness.provider.v1.Configure.Response.error:type_name -> harness.common.v1.Error
-	2,  // 10: harness.provider.v1.Models.Response.models:type_name -> harness.provider.v1.ModelInfo
-	2,  // 11: harness.provider.v1.PrepareCall.Request.model:type_name -> harness.provider.v1.ModelInfo
-	6,  // 12: harness.provider.v1.PrepareCall.Response.handle:type_name -> harness.provider.v1.Handle
-	6,  // 13: harness.provider.v1.Stream.Request.handle:type_name -> harness.provider.v1.Handle
-	8,  // 14: harness.provider.v1.Stream.Request.messages:type_name -> harness.provider.v1.Message
-	10, // 15: harness.provider.v1.Stream.Request.tools:type_name -> harness.provider.v1.ToolDefinition
+	2,  // 0: harness.provider.v1.ModelInfo.pricing:type_name -> harness.provider.v1.Pricing
+	8,  // 1: harness.provider.v1.Message.tool_calls:type_name -> harness.provider.v1.ToolCall
+	10, // 2: harness.provider.v1.Message.reasoning_blocks:type_name -> harness.provider.v1.ReasoningBlock
+	24, // 3: harness.provider.v1.StreamChunk.block_start:type_name -> harness.provider.v1.StreamChunk.BlockStart
+	25, // 4: harness.provider.v1.StreamChunk.block_delta:type_name -> harness.provider.v1.StreamChunk.BlockDelta
+	26, // 5: harness.provider.v1.StreamChunk.block_end:type_name -> harness.provider.v1.StreamChunk.BlockEnd
+	13, // 6: harness.provider.v1.StreamChunk.usage:type_name -> harness.provider.v1.Usage
+	27, // 7: harness.provider.v1.StreamChunk.finish:type_name -> harness.provider.v1.StreamChunk.Finish
+	28, // 8: harness.provider.v1.StreamChunk.error:type_name -> harness.common.v1.Error
+	28, // 9: harness.provider.v1.Configure.Response.error:type_name -> harness.common.v1.Error
+	3,  // 10: harness.provider.v1.Models.Response.models:type_name -> harness.provider.v1.ModelInfo
+	3,  // 11: harness.provider.v1.PrepareCall.Request.model:type_name -> harness.provider.v1.ModelInfo
+	7,  // 12: harness.provider.v1.PrepareCall.Response.handle:type_name -> harness.provider.v1.Handle
+	7,  // 13: harness.provider.v1.Stream.Request.handle:type_name -> harness.provider.v1.Handle
+	9,  // 14: harness.provider.v1.Stream.Request.messages:type_name -> harness.provider.v1.Message
+	11, // 15: harness.provider.v1.Stream.Request.tools:type_name -> harness.provider.v1.ToolDefinition
 	0,  // 16: harness.provider.v1.StreamChunk.BlockStart.kind:type_name -> harness.provider.v1.BlockKind
-	12, // 17: harness.provider.v1.StreamChunk.Finish.usage:type_name -> harness.provider.v1.Usage
-	14, // 18: harness.provider.v1.Provider.Configure:input_type -> harness.provider.v1.Configure.Request
-	16, // 19: harness.provider.v1.Provider.Models:input_type -> harness.provider.v1.Models.Request
-	18, // 20: harness.provider.v1.Provider.PrepareCall:input_type -> harness.provider.v1.PrepareCall.Request
-	20, // 21: harness.provider.v1.Provider.Stream:input_type -> harness.provider.v1.Stream.Request
-	15, // 22: harness.provider.v1.Provider.Configure:output_type -> harness.provider.v1.Configure.Response
-	17, // 23: harness.provider.v1.Provider.Models:output_type -> harness.provider.v1.Models.Response
-	19, // 24: harness.provider.v1.Provider.PrepareCall:output_type -> harness.provider.v1.PrepareCall.Response
-	13, // 25: harness.provider.v1.Provider.Stream:output_type -> harness.provider.v1.StreamChunk
-	22, // [22:26] is the sub-list for method output_type
-	18, // [18:22] is the sub-list for method input_type
+	13, // 17: harness.provider.v1.StreamChunk.Finish.usage:type_name -> harness.provider.v1.Usage
+	17, // 18: harness.provider.v1.Provider.Configure:input_type -> harness.provider.v1.Configure.Request
+	19, // 19: harness.provider.v1.Provider.Models:input_type -> harness.provider.v1.Models.Request
+	21, // 20: harness.provider.v1.Provider.PrepareCall:input_type -> harness.provider.v1.PrepareCall.Request
+	23, // 21: harness.provider.v1.Provider.Stream:input_type -> harness.provider.v1.Stream.Request
+	15, // 22: harness.provider.v1.Provider.Describe:input_type -> harness.provider.v1.Describe.Request
+	18, // 23: harness.provider.v1.Provider.Configure:output_type -> harness.provider.v1.Configure.Response
+	20, // 24: harness.provider.v1.Provider.Models:output_type -> harness.provider.v1.Models.Response
+	22, // 25: harness.provider.v1.Provider.PrepareCall:output_type -> harness.provider.v1.PrepareCall.Response
+	14, // 26: harness.provider.v1.Provider.Stream:output_type -> harness.provider.v1.StreamChunk
+	16, // 27: harness.provider.v1.Provider.Describe:output_type -> harness.provider.v1.Describe.Response
+	23, // [23:28] is the sub-list for method output_type
+	18, // [18:23] is the sub-list for method input_type
 	18, // [18:18] is the sub-list for extension type_name
 	18, // [18:18] is the sub-list for extension extendee
 	0,  // [0:18] is the sub-list for field type_name
@@ -1756,7 +1884,7 @@ func file_providerv1_provider_proto_init() {
 	if File_providerv1_provider_proto != nil {
 		return
 	}
-	file_providerv1_provider_proto_msgTypes[12].OneofWrappers = []any{
+	file_providerv1_provider_proto_msgTypes[13].OneofWrappers = []any{
 		(*StreamChunk_BlockStart_)(nil),
 		(*StreamChunk_BlockDelta_)(nil),
 		(*StreamChunk_BlockEnd_)(nil),
@@ -1770,7 +1898,7 @@ func file_providerv1_provider_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_providerv1_provider_proto_rawDesc), len(file_providerv1_provider_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   24,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -25,6 +25,7 @@ const (
 	Provider_Models_FullMethodName      = "/harness.provider.v1.Provider/Models"
 	Provider_PrepareCall_FullMethodName = "/harness.provider.v1.Provider/PrepareCall"
 	Provider_Stream_FullMethodName      = "/harness.provider.v1.Provider/Stream"
+	Provider_Describe_FullMethodName    = "/harness.provider.v1.Provider/Describe"
 )
 
 // ProviderClient is the client API for Provider service.
@@ -41,6 +42,11 @@ type ProviderClient interface {
 	// Stream runs one model request. A handle of an ended generation is refused
 	// with a StreamChunk error of kind "stale_handle".
 	Stream(ctx context.Context, in *Stream_Request, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StreamChunk], error)
+	// Describe reports the JSON Schema of the provider's settings: the
+	// attributes of an HCL provider block besides "plugin", which the host
+	// decodes against it and sends to Configure. Added in v1; a plugin that
+	// does not implement it (UNIMPLEMENTED) takes its settings unchecked.
+	Describe(ctx context.Context, in *Describe_Request, opts ...grpc.CallOption) (*Describe_Response, error)
 }
 
 type providerClient struct {
@@ -100,6 +106,16 @@ func (c *providerClient) Stream(ctx context.Context, in *Stream_Request, opts ..
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Provider_StreamClient = grpc.ServerStreamingClient[StreamChunk]
 
+func (c *providerClient) Describe(ctx context.Context, in *Describe_Request, opts ...grpc.CallOption) (*Describe_Response, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Describe_Response)
+	err := c.cc.Invoke(ctx, Provider_Describe_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ProviderServer is the server API for Provider service.
 // All implementations must embed UnimplementedProviderServer
 // for forward compatibility.
@@ -114,6 +130,11 @@ type ProviderServer interface {
 	// Stream runs one model request. A handle of an ended generation is refused
 	// with a StreamChunk error of kind "stale_handle".
 	Stream(*Stream_Request, grpc.ServerStreamingServer[StreamChunk]) error
+	// Describe reports the JSON Schema of the provider's settings: the
+	// attributes of an HCL provider block besides "plugin", which the host
+	// decodes against it and sends to Configure. Added in v1; a plugin that
+	// does not implement it (UNIMPLEMENTED) takes its settings unchecked.
+	Describe(context.Context, *Describe_Request) (*Describe_Response, error)
 	mustEmbedUnimplementedProviderServer()
 }
 
@@ -135,6 +156,9 @@ func (UnimplementedProviderServer) PrepareCall(context.Context, *PrepareCall_Req
 }
 func (UnimplementedProviderServer) Stream(*Stream_Request, grpc.ServerStreamingServer[StreamChunk]) error {
 	return status.Error(codes.Unimplemented, "method Stream not implemented")
+}
+func (UnimplementedProviderServer) Describe(context.Context, *Describe_Request) (*Describe_Response, error) {
+	return nil, status.Error(codes.Unimplemented, "method Describe not implemented")
 }
 func (UnimplementedProviderServer) mustEmbedUnimplementedProviderServer() {}
 func (UnimplementedProviderServer) testEmbeddedByValue()                  {}
@@ -222,6 +246,24 @@ func _Provider_Stream_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Provider_StreamServer = grpc.ServerStreamingServer[StreamChunk]
 
+func _Provider_Describe_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(Describe_Request)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ProviderServer).Describe(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Provider_Describe_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ProviderServer).Describe(ctx, req.(*Describe_Request))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Provider_ServiceDesc is the grpc.ServiceDesc for Provider service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -240,6 +282,10 @@ var Provider_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "PrepareCall",
 			Handler:    _Provider_PrepareCall_Handler,
+		},
+		{
+			MethodName: "Describe",
+			Handler:    _Provider_Describe_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
