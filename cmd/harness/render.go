@@ -56,6 +56,8 @@ type callCard struct {
 	result     string
 	done       bool
 	tool       string
+	command    string // terminal: the command, shown above its streamed output
+	streamed   bool   // progress was shown: the result card shows the exit only
 }
 
 func newRenderer(human, jsonOut io.Writer, asJSON bool, disp display) *renderer {
@@ -252,12 +254,27 @@ func (r *renderer) render(typ string, d map[string]any) string {
 		r.waitModel = time.Time{}
 		r.newline(&b)
 		c := &callCard{id: str(d["call_id"]), tool: str(d["tool"]), started: time.Now()}
-		c.header = fmt.Sprintf("%s %s", r.style(ansiCyan, "●"), r.style(ansiBold, visibleLine(str(d["tool"])+" "+argsSummary(d["arguments"]))))
+		if args, ok := d["arguments"].(map[string]any); ok {
+			c.command = str(args["command"])
+		}
+		parts := wrapLine(visibleLine(str(d["tool"])+" "+argsSummary(d["arguments"])), max(r.disp.width-2, 0))
+		for i, part := range parts {
+			mark := r.style(ansiCyan, "●")
+			if i > 0 {
+				mark = " "
+			}
+			parts[i] = mark + " " + r.style(ansiBold, part)
+		}
+		c.header = strings.Join(parts, "\n")
 		r.calls = append(r.calls, c)
 		r.printHeader(&b, c)
 	case "tool.progress":
 		if c := r.card(str(d["call_id"])); c != nil && !c.done {
 			r.printHeader(&b, c)
+			if !c.streamed && c.command != "" {
+				r.gutterLines(&b, "$ "+c.command, "")
+			}
+			c.streamed = true
 			r.gutterLines(&b, strings.TrimRight(str(d["text"]), "\n"), ansiDim)
 		}
 	case "action.proposed":
@@ -281,7 +298,7 @@ func (r *renderer) render(typ string, d map[string]any) string {
 			c = &callCard{id: str(d["call_id"])}
 			r.calls = append(r.calls, c)
 		}
-		c.result, c.done = r.resultCard(d), true
+		c.result, c.done = r.resultCard(d, c.streamed), true
 		r.flushCalls(&b, false)
 	case "context.compacted":
 		r.newline(&b)
@@ -375,11 +392,20 @@ func (r *renderer) flushCalls(b *strings.Builder, all bool) {
 	}
 }
 
-// resultCard renders a tool result from its presentation view.
-func (r *renderer) resultCard(d map[string]any) string {
+// resultCard renders a tool result from its presentation view; streamed
+// says its output was shown as it came (a terminal card then shows the
+// exit status only).
+func (r *renderer) resultCard(d map[string]any, streamed bool) string {
 	var b strings.Builder
 	if e, ok := d["error"].(map[string]any); ok {
-		fmt.Fprintf(&b, "  %s\n", r.style(ansiRed, visibleLine(fmt.Sprintf("✗ %s: %s", str(e["kind"]), firstLine(humanText(str(e["message"])))))))
+		msg := visibleLine(fmt.Sprintf("✗ %s: %s", str(e["kind"]), firstLine(humanText(str(e["message"])))))
+		for i, part := range wrapLine(msg, max(r.disp.width-4, 0)) {
+			indent := "  "
+			if i > 0 {
+				indent = "    "
+			}
+			fmt.Fprintf(&b, "%s%s\n", indent, r.style(ansiRed, part))
+		}
 		return b.String()
 	}
 	p, _ := d["presentation"].(map[string]any)
@@ -387,16 +413,9 @@ func (r *renderer) resultCard(d map[string]any) string {
 	case "diff":
 		r.diffLines(&b, str(p["unified"]), 0)
 	case "terminal":
-		r.gutterLines(&b, "$ "+str(p["command"]), "")
-		lines := strings.Split(strings.TrimRight(str(p["output"]), "\n"), "\n")
-		if earlier := len(lines) - 12; earlier > 0 {
-			note := fmt.Sprintf("… %s before these not shown here", countNoun(earlier, "line"))
-			if m := omittedMarker.FindString(strings.Join(lines[:earlier], "\n")); m != "" {
-				note += "; the model got them, except " + strings.Trim(m, "[]… ")
-			}
-			r.gutterLines(&b, note, ansiDim)
+		if !streamed { // else the output is above, as it came
+			r.terminalOutput(&b, str(p["command"]), str(p["output"]))
 		}
-		r.gutterLines(&b, strings.Join(tail(lines, 12), "\n"), ansiDim)
 		code := num(p["exit_code"])
 		status := r.style(ansiGreen, "exit 0")
 		if code != 0 {
@@ -431,6 +450,20 @@ func (r *renderer) resultCard(d map[string]any) string {
 
 // omittedMarker is the terminal's line for the output it did not keep.
 var omittedMarker = regexp.MustCompile(`(?m)^\[… \d+ bytes \(\d+ lines\) omitted …\]$`)
+
+// terminalOutput shows a command and the last lines of its output.
+func (r *renderer) terminalOutput(b *strings.Builder, command, output string) {
+	r.gutterLines(b, "$ "+command, "")
+	lines := strings.Split(strings.TrimRight(output, "\n"), "\n")
+	if earlier := len(lines) - 12; earlier > 0 {
+		note := fmt.Sprintf("… %s before these not shown here", countNoun(earlier, "line"))
+		if m := omittedMarker.FindString(strings.Join(lines[:earlier], "\n")); m != "" {
+			note += "; the model got them, except " + strings.Trim(m, "[]… ")
+		}
+		r.gutterLines(b, note, ansiDim)
+	}
+	r.gutterLines(b, strings.Join(tail(lines, 12), "\n"), ansiDim)
+}
 
 // diffLines renders a unified diff in the gutter, coloured; max > 0 shows
 // at most max lines and says how many more there are.

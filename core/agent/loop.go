@@ -338,12 +338,21 @@ func (l *Loop) runTools(ctx context.Context, toolCalls []sdk.ToolCall) []tools.O
 	for i, c := range toolCalls {
 		calls[i] = sdk.Call{ID: c.ID, Tool: c.Name, Arguments: json.RawMessage(c.Arguments)}
 	}
-	if a, ok := l.tools.(announcer); ok && len(calls) > 1 {
-		a.Announce(ctx, calls...)
-	}
+	a, announces := l.tools.(announcer)
 	var wg sync.WaitGroup
 	for i, call := range calls {
 		c := toolCalls[i]
+		if announces && l.cfg.ReadOnly(c.Name) && (i == 0 || !l.cfg.ReadOnly(toolCalls[i-1].Name)) {
+			// The read-only calls from here run concurrently: record them
+			// first, in the model's order.
+			j := i
+			for j < len(calls) && l.cfg.ReadOnly(toolCalls[j].Name) {
+				j++
+			}
+			if j-i > 1 {
+				a.Announce(ctx, calls[i:j]...)
+			}
+		}
 		if l.cfg.ReadOnly(c.Name) {
 			wg.Add(1)
 			go func() {
