@@ -16,7 +16,7 @@ import (
 // .hcl file added to it), the lock file, every plugin and hook binary the
 // configuration declares (and an MCP server's program given by path), the
 // harness binary that serves the built-in plugins, the session store, and
-// the workspace's legacy store while it exists.
+// the workspace's legacy store folder (.harness), present or not.
 func protectedPaths(cfg *config.Config, storePath, stateDir, selfExe string) []approval.Protected {
 	var out []approval.Protected
 	add := func(path, why string) {
@@ -70,9 +70,10 @@ func protectedPaths(cfg *config.Config, storePath, stateDir, selfExe string) []a
 			add(storePath+suffix, "the session store")
 		}
 	}
-	if _, err := os.Stat(filepath.Join(cfg.Workspace, session.LegacyDir)); err == nil {
-		add(filepath.Join(cfg.Workspace, session.LegacyDir), "a session store of an older harness (delete it once you no longer need its sessions)")
-	}
+	// Always, whether or not it exists: a store a command planted there
+	// would be imported by the next run (the sandbox removes what a command
+	// creates at a protected path that did not exist).
+	add(filepath.Join(cfg.Workspace, session.LegacyDir), "the folder of an older harness's session store (delete it once you no longer need its sessions)")
 	return out
 }
 

@@ -17,7 +17,6 @@ func TestProtectedPaths(t *testing.T) {
 			"mcp \"local\" {\n  command = [\"./mcp/server\", \"--stdio\"]\n}\nmcp \"npx\" {\n  command = [\"npx\", \"server\"]\n}\n",
 		"bin/tool":        "#!/bin/sh\n",
 		"mcp/server":      "#!/bin/sh\n",
-		".harness/x.db":   "",
 		"notes/ignore.md": "",
 	}
 	for name, body := range files {
