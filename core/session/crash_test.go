@@ -48,6 +48,9 @@ func TestHelperWriter(t *testing.T) {
 	}
 	ctx := context.Background()
 	s, err := OpenFile(path)
+	if IsPostgresURL(path) {
+		s, err = Open(path)
+	}
 	if err != nil {
 		fail(err)
 	}
@@ -128,6 +131,19 @@ func TestCrashSafety(t *testing.T) {
 // killAfter committed seqs, and returns every seq it printed.
 func runWriterAndKill(t *testing.T, path, session string, killAfter int) []int64 {
 	t.Helper()
+	printed, cmd, stderr := runWriter(t, path, session, killAfter, func(cmd *exec.Cmd) error { return cmd.Process.Kill() })
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("writer did not die of SIGKILL: %s\n%s", cmd.ProcessState, stderr)
+	}
+	return printed
+}
+
+// runWriter starts the writer, calls stop once it has printed after
+// committed seqs, waits for it to exit, and returns every seq it printed
+// and what it wrote to stderr.
+func runWriter(t *testing.T, path, session string, after int, stop func(*exec.Cmd) error) ([]int64, *exec.Cmd, string) {
+	t.Helper()
+	killAfter := after
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWriter$", "-test.count=1")
 	cmd.Env = append(os.Environ(), helperEnv+"="+path, helperSessionEnv+"="+session)
 	var stderr bytes.Buffer
@@ -173,7 +189,7 @@ func runWriterAndKill(t *testing.T, path, session string, killAfter int) []int64
 			t.Fatalf("writer printed only %d lines in 2 minutes\n%s", len(printed), stderr.String())
 		}
 	}
-	if err := cmd.Process.Kill(); err != nil {
+	if err := stop(cmd); err != nil {
 		t.Fatal(err)
 	}
 	// Lines already in the pipe were printed before the kill: they count.
@@ -181,8 +197,5 @@ func runWriterAndKill(t *testing.T, path, session string, killAfter int) []int64
 		collect(line)
 	}
 	_ = cmd.Wait()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("writer did not die of SIGKILL: %s\n%s", cmd.ProcessState, stderr.String())
-	}
-	return printed
+	return printed, cmd, stderr.String()
 }
