@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/llm"
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/tools"
@@ -28,18 +29,18 @@ func call(id, name, args string) map[string]any {
 func TestRebuild(t *testing.T) {
 	t.Parallel()
 	events := []session.Event{
-		ev(1, EventSessionStarted, map[string]any{"agent": "a", "task": "do it"}),
+		ev(1, event.TypeSessionStarted, map[string]any{"agent": "a", "task": "do it"}),
 		ev(2, "llm.request", map[string]any{}),
 		ev(3, "assistant.chunk", map[string]any{"delta": "never used"}),
-		ev(4, EventAssistant, map[string]any{"content": "looking", "reasoning": "r1", "tool_calls": []any{call("c1", "read_file", `{"path":"a"}`), call("c2", "terminal", `{"command":"ls"}`)},
+		ev(4, event.TypeAssistantMessage, map[string]any{"content": "looking", "reasoning": "r1", "tool_calls": []any{call("c1", "read_file", `{"path":"a"}`), call("c2", "terminal", `{"command":"ls"}`)},
 			"reasoning_blocks": []sdk.ReasoningBlock{{Text: "r1", Signature: "EqSig+/="}, {Signature: "ENC", Redacted: true}}}),
-		ev(5, tools.EventToolResult, tools.ResultEvent{CallID: "c2", Tool: "terminal", Content: "awaits approval", Error: &tools.ErrorData{Kind: sdk.KindPendingApproval, Message: "awaits approval as a-1"}, ActionID: "a-1"}),
-		ev(6, tools.EventToolResult, tools.ResultEvent{CallID: "c1", Tool: "read_file", OK: true, Content: "A"}),
-		ev(7, EventAssistant, map[string]any{"content": "done", "tool_calls": []any{}}),
-		ev(8, EventUserMessage, map[string]any{"text": "more"}),
-		ev(9, EventAssistant, map[string]any{"content": "calling", "tool_calls": []any{call("c3", "read_file", `{"path":"b"}`)}}),
+		ev(5, event.TypeToolResult, event.ToolResult{CallID: "c2", Tool: "terminal", Content: "awaits approval", Error: &event.ErrorData{Kind: sdk.KindPendingApproval, Message: "awaits approval as a-1"}, ActionID: "a-1"}),
+		ev(6, event.TypeToolResult, event.ToolResult{CallID: "c1", Tool: "read_file", OK: true, Content: "A"}),
+		ev(7, event.TypeAssistantMessage, map[string]any{"content": "done", "tool_calls": []any{}}),
+		ev(8, event.TypeUserMessage, map[string]any{"text": "more"}),
+		ev(9, event.TypeAssistantMessage, map[string]any{"content": "calling", "tool_calls": []any{call("c3", "read_file", `{"path":"b"}`)}}),
 		// killed before c3's result; later the action of c2 was approved:
-		ev(10, tools.EventToolResult, tools.ResultEvent{CallID: "c2", Tool: "terminal", OK: true, Content: "a\nb", ActionID: "a-1"}),
+		ev(10, event.TypeToolResult, event.ToolResult{CallID: "c2", Tool: "terminal", OK: true, Content: "a\nb", ActionID: "a-1"}),
 	}
 	got, err := Rebuild(events)
 	if err != nil {
@@ -96,9 +97,9 @@ func TestSplitNeverSeparatesACallFromItsResult(t *testing.T) {
 
 type fakeRecorder struct{ events []string }
 
-func (f *fakeRecorder) Record(_ context.Context, typ string, data any) error {
-	b, _ := json.Marshal(data)
-	f.events = append(f.events, typ+" "+string(b))
+func (f *fakeRecorder) Record(_ context.Context, d event.Data) error {
+	b, _ := json.Marshal(d)
+	f.events = append(f.events, d.EventType()+" "+string(b))
 	return nil
 }
 

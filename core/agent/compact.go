@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/llm"
 	"github.com/harness-agent/harness/sdk"
 )
@@ -76,8 +77,8 @@ func (c *Compactor) Maybe(ctx context.Context, msgs []sdk.Message, rec Recorder,
 		}
 		dropped = len(oldMsgs)
 		after := est.tokens(len(promptBytes(out, nil)))
-		_ = rec.Record(context.WithoutCancel(ctx), "context.compacted", map[string]any{
-			"tokens_before": before, "tokens_after": after, "dropped_messages": dropped, "summarizer": by,
+		_ = rec.Record(context.WithoutCancel(ctx), event.ContextCompacted{
+			TokensBefore: before, TokensAfter: after, DroppedMessages: dropped, Summarizer: by,
 		})
 		if after <= limit {
 			c.ineffective = 0

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/llm"
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/tools"
@@ -171,11 +171,7 @@ func (l *Loop) Run(ctx context.Context, msgs []sdk.Message) ([]sdk.Message, Outc
 			continue // the provider paused a long turn: sending it back resumes it
 		}
 		if len(msg.ToolCalls) == 0 {
-			resp := map[string]any{"text": msg.Text}
-			if msg.FinishReason == FinishRefusal {
-				resp["refusal"] = true
-			}
-			l.record(ctx, "agent.response", resp)
+			l.record(ctx, event.AgentResponse{Text: msg.Text, Refusal: msg.FinishReason == FinishRefusal})
 			status := StatusCompleted
 			if len(l.pending) > 0 {
 				status = StatusPending
@@ -228,7 +224,7 @@ func (l *Loop) BudgetCheck(context.Context) error {
 }
 
 func (l *Loop) limit(ctx context.Context, which string) Outcome {
-	l.record(ctx, "toolloop.limit_reached", map[string]any{"limit": which, "turns": l.turn, "tokens": l.tokens, "cost_usd": l.cost})
+	l.record(ctx, event.LimitReached{Limit: which, Turns: l.turn, Tokens: l.tokens, CostUSD: l.cost})
 	return Outcome{Status: StatusLimit, Limit: which}
 }
 
@@ -248,7 +244,7 @@ func (l *Loop) failed(ctx context.Context, err error) Outcome {
 		}
 		return l.limit(ctx, which)
 	}
-	l.record(ctx, "error", map[string]any{"kind": e.Kind, "message": e.Message})
+	l.record(ctx, event.Error{Kind: e.Kind, Message: e.Message})
 	return Outcome{Status: StatusError, Err: e}
 }
 
@@ -287,13 +283,13 @@ func (l *Loop) request(ctx context.Context, msgs []sdk.Message) (llm.AssistantMe
 		model = l.cfg.Bindings[0].Name
 	}
 	est := l.estimator.tokens(len(prompt))
-	obs := &observer{loop: l, ctx: ctx, request: map[string]any{
-		"turn":                l.turn,
-		"model":               model,
-		"messages":            len(msgs),
-		"prompt_tokens_est":   est,
-		"shared_prefix_bytes": sharedPrefix(l.prevPrompt, prompt),
-		"prompt_bytes":        len(prompt),
+	obs := &observer{loop: l, ctx: ctx, request: &event.LLMRequest{
+		Turn:              l.turn,
+		Model:             model,
+		Messages:          len(msgs),
+		PromptTokensEst:   est,
+		SharedPrefixBytes: sharedPrefix(l.prevPrompt, prompt),
+		PromptBytes:       len(prompt),
 	}}
 	l.prevPrompt = prompt
 	msg, binding, err := l.model.Complete(ctx, llm.Request{Bindings: l.cfg.Bindings, Messages: withPinned(msgs), Tools: defs,
@@ -304,22 +300,19 @@ func (l *Loop) request(ctx context.Context, msgs []sdk.Message) (llm.AssistantMe
 		return msg, err
 	}
 	l.estimator.calibrate(len(prompt), msg.Usage.PromptTokens)
-	calls := make([]map[string]any, len(msg.ToolCalls))
+	calls := make([]event.Call, len(msg.ToolCalls))
 	for i, c := range msg.ToolCalls {
-		calls[i] = map[string]any{"id": c.ID, "name": c.Name, "arguments": json.RawMessage(c.Arguments)}
+		calls[i] = event.Call{ID: c.ID, Name: c.Name, Arguments: json.RawMessage(c.Arguments)}
 	}
-	data := map[string]any{
-		"turn":          l.turn,
-		"model":         binding.Name,
-		"content":       msg.Text,
-		"reasoning":     msg.Reasoning,
-		"tool_calls":    calls,
-		"finish_reason": msg.FinishReason,
-	}
-	if len(msg.ReasoningBlocks) > 0 {
-		data["reasoning_blocks"] = msg.ReasoningBlocks // signatures to send back on resume
-	}
-	l.record(ctx, "assistant.message", data)
+	l.record(ctx, event.AssistantMessage{
+		Turn:            l.turn,
+		Model:           binding.Name,
+		Content:         msg.Text,
+		Reasoning:       msg.Reasoning,
+		ToolCalls:       calls,
+		FinishReason:    msg.FinishReason,
+		ReasoningBlocks: msg.ReasoningBlocks, // signatures to send back on resume
+	})
 	return msg, nil
 }
 
@@ -383,8 +376,8 @@ func ToolContent(r sdk.Result) string {
 
 // record commits an event. The first failure is kept: the run stops with
 // it after the current request, rather than go on unrecorded.
-func (l *Loop) record(ctx context.Context, typ string, data any) {
-	if err := l.rec.Record(context.WithoutCancel(ctx), typ, data); err != nil && l.recordErr == nil {
+func (l *Loop) record(ctx context.Context, d event.Data) {
+	if err := l.rec.Record(context.WithoutCancel(ctx), d); err != nil && l.recordErr == nil {
 		l.recordErr = &sdk.Error{Kind: sdk.KindInternal, Message: err.Error()}
 	}
 }
@@ -401,7 +394,7 @@ type observer struct {
 	// when the llm layer reports the request (OnRequest: once per model
 	// tried, after the llm/stream hooks let it go) or, from a model that
 	// does not, before anything else it reports. nil for a side request.
-	request   map[string]any
+	request   *event.LLMRequest
 	requested bool
 
 	mu      sync.Mutex // the stream's goroutine and the flush timer
@@ -426,15 +419,13 @@ func (o *observer) OnRequest(info llm.RequestInfo) {
 		return
 	}
 	o.flushLocked()
-	data := maps.Clone(o.request)
-	data["model"] = info.Binding.Name
+	data := *o.request
+	data.Model = info.Binding.Name
 	if info.Fallback > 1 {
-		data["fallback"] = info.Fallback
+		data.Fallback = info.Fallback
 	}
-	if len(info.Metadata) > 0 {
-		data["hook_metadata"] = info.Metadata
-	}
-	o.loop.record(o.ctx, "llm.request", data)
+	data.HookMetadata = info.Metadata
+	o.loop.record(o.ctx, data)
 	o.requested = true
 }
 
@@ -450,7 +441,7 @@ func (o *observer) ensureRequestLocked() {
 		return
 	}
 	o.requested = true
-	o.loop.record(o.ctx, "llm.request", o.request)
+	o.loop.record(o.ctx, *o.request)
 }
 
 func (o *observer) OnRetry(attempt int, kind sdk.ErrorKind, delay time.Duration) {
@@ -458,7 +449,7 @@ func (o *observer) OnRetry(attempt int, kind sdk.ErrorKind, delay time.Duration)
 	defer o.mu.Unlock()
 	o.ensureRequestLocked()
 	o.flushLocked()
-	o.loop.record(o.ctx, "llm.retry", map[string]any{"attempt": attempt, "kind": kind, "delay_ms": delay.Milliseconds()})
+	o.loop.record(o.ctx, event.LLMRetry{Attempt: attempt, Kind: kind, DelayMS: delay.Milliseconds()})
 }
 
 func (o *observer) OnChunk(block int, kind, delta string) {
@@ -493,7 +484,7 @@ func (o *observer) flushLocked() {
 	if o.pending.Len() == 0 {
 		return
 	}
-	o.loop.record(o.ctx, "assistant.chunk", map[string]any{"block": o.block, "kind": o.kind, "delta": o.pending.String()})
+	o.loop.record(o.ctx, event.AssistantChunk{Block: o.block, Kind: o.kind, Delta: o.pending.String()})
 	o.pending.Reset()
 }
 
@@ -505,22 +496,19 @@ func (o *observer) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
 	l := o.loop
 	l.tokens += u.PromptTokens + u.CompletionTokens
 	l.cost += cost
-	data := map[string]any{
-		"turn":               l.turn,
-		"model":              b.Name,
-		"prompt_tokens":      u.PromptTokens,
-		"completion_tokens":  u.CompletionTokens,
-		"cache_hit_tokens":   u.CacheHitTokens,
-		"cache_miss_tokens":  u.CacheMissTokens,
-		"reasoning_tokens":   u.ReasoningTokens,
-		"cache_write_tokens": u.CacheWriteTokens,
-		"cost_usd":           cost,
-	}
-	if l.cutEstimated {
-		data["estimated"] = true
-		l.cutEstimated = false
-	}
-	l.record(o.ctx, "llm.usage", data)
+	l.record(o.ctx, event.LLMUsage{
+		Turn:             l.turn,
+		Model:            b.Name,
+		PromptTokens:     u.PromptTokens,
+		CompletionTokens: u.CompletionTokens,
+		CacheHitTokens:   u.CacheHitTokens,
+		CacheMissTokens:  u.CacheMissTokens,
+		ReasoningTokens:  u.ReasoningTokens,
+		CacheWriteTokens: u.CacheWriteTokens,
+		CostUSD:          cost,
+		Estimated:        l.cutEstimated,
+	})
+	l.cutEstimated = false
 	if l.meter != nil {
 		_ = l.meter.RecordUsage(context.WithoutCancel(o.ctx), session.Usage{
 			Session: l.cfg.Session, Turn: l.turn, Model: b.Name,

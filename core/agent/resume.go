@@ -1,21 +1,12 @@
 package agent
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/session"
-	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
-)
-
-// Event types the loop and the run command record besides the tool
-// executor's and the approval pipeline's.
-const (
-	EventSessionStarted = "session.started"
-	EventUserMessage    = "user.message"
-	EventAssistant      = "assistant.message"
 )
 
 // Resumed is a conversation rebuilt from a session's events.
@@ -28,18 +19,6 @@ type Resumed struct {
 	Calls    []sdk.Call // every tool call made, for the repeated-call guard
 }
 
-type assistantData struct {
-	Content   string `json:"content"`
-	Reasoning string `json:"reasoning"`
-	// ReasoningBlocks carry the signatures a provider verifies (Anthropic).
-	ReasoningBlocks []sdk.ReasoningBlock `json:"reasoning_blocks"`
-	ToolCalls       []struct {
-		ID        string          `json:"id"`
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"tool_calls"`
-}
-
 // Rebuild rebuilds the conversation of a session from its events
 // (session.started's task, user.message, assistant.message, tool.result),
 // never from chunks. A turn whose tool calls did not all get a result (the
@@ -49,36 +28,29 @@ type assistantData struct {
 // the end as a note, so the earlier requests stay a byte-identical prefix.
 func Rebuild(events []session.Event) (Resumed, error) {
 	var r Resumed
-	results := map[string]tools.ResultEvent{} // first result per call
-	var late []tools.ResultEvent              // results of actions decided later
+	results := map[string]event.ToolResult{} // first result per call
+	var late []event.ToolResult              // results of actions decided later
 	var msgs []sdk.Message
 	var open []int // indexes into msgs of assistant messages, for completeness
 
 	for _, ev := range events {
 		switch ev.Type {
-		case EventSessionStarted:
-			var d struct {
-				Task string `json:"task"`
-			}
-			if err := json.Unmarshal(ev.Data, &d); err != nil {
-				return r, fmt.Errorf("event %d (%s): %w", ev.Seq, ev.Type, err)
-			}
+		case event.TypeSessionStarted, event.TypeUserMessage, event.TypeAssistantMessage, event.TypeTurnInterrupted, event.TypeToolResult:
+		default:
+			continue // not part of the conversation
+		}
+		data, err := event.Decode(ev)
+		if err != nil {
+			return r, err
+		}
+		switch d := data.(type) {
+		case event.SessionStarted:
 			if d.Task != "" {
 				msgs = append(msgs, sdk.Message{Role: sdk.RoleUser, Content: d.Task})
 			}
-		case EventUserMessage:
-			var d struct {
-				Text string `json:"text"`
-			}
-			if err := json.Unmarshal(ev.Data, &d); err != nil {
-				return r, fmt.Errorf("event %d (%s): %w", ev.Seq, ev.Type, err)
-			}
+		case event.UserMessage:
 			msgs = append(msgs, sdk.Message{Role: sdk.RoleUser, Content: d.Text})
-		case EventAssistant:
-			var d assistantData
-			if err := json.Unmarshal(ev.Data, &d); err != nil {
-				return r, fmt.Errorf("event %d (%s): %w", ev.Seq, ev.Type, err)
-			}
+		case event.AssistantMessage:
 			m := sdk.Message{Role: sdk.RoleAssistant, Content: d.Content, Reasoning: d.Reasoning, ReasoningBlocks: d.ReasoningBlocks}
 			for _, tc := range d.ToolCalls {
 				m.ToolCalls = append(m.ToolCalls, sdk.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: string(tc.Arguments)})
@@ -87,23 +59,12 @@ func Rebuild(events []session.Event) (Resumed, error) {
 			msgs = append(msgs, m)
 			open = append(open, len(msgs)-1)
 			r.Turns++
-		case EventTurnInterrupted:
-			var d struct {
-				Partial string `json:"partial"`
-				Request bool   `json:"request"`
-			}
-			if err := json.Unmarshal(ev.Data, &d); err != nil {
-				return r, fmt.Errorf("event %d (%s): %w", ev.Seq, ev.Type, err)
-			}
+		case event.TurnInterrupted:
 			msgs = append(msgs, InterruptedMessage(d.Partial))
 			if d.Request {
 				r.Turns++
 			}
-		case tools.EventToolResult:
-			var d tools.ResultEvent
-			if err := json.Unmarshal(ev.Data, &d); err != nil {
-				return r, fmt.Errorf("event %d (%s): %w", ev.Seq, ev.Type, err)
-			}
+		case event.ToolResult:
 			if _, seen := results[d.CallID]; seen {
 				late = append(late, d)
 				continue
@@ -138,7 +99,7 @@ func Rebuild(events []session.Event) (Resumed, error) {
 	return r, nil
 }
 
-func resultContent(d tools.ResultEvent) string {
+func resultContent(d event.ToolResult) string {
 	res := sdk.Result{Content: d.Content}
 	if d.Error != nil {
 		res.Err = &sdk.Error{Kind: d.Error.Kind, Message: d.Error.Message}
@@ -146,18 +107,13 @@ func resultContent(d tools.ResultEvent) string {
 	return ToolContent(res)
 }
 
-func lateNote(d tools.ResultEvent) string {
+func lateNote(d event.ToolResult) string {
 	what := "was approved and ran"
 	if d.Error != nil && d.Error.Kind == sdk.KindDenied {
 		what = "was denied by a person and did not run"
 	}
 	return fmt.Sprintf("[Update] Your %s call %s (action %s) %s. Result:\n%s", d.Tool, d.CallID, d.ActionID, what, resultContent(d))
 }
-
-// EventTurnInterrupted records that a person stopped a turn (Ctrl-C in an
-// interactive session) and the session went on: partial is the answer's
-// text so far, request whether the model was answering (not tools running).
-const EventTurnInterrupted = "turn.interrupted"
 
 // InterruptedMessage is what the conversation keeps of an interrupted
 // turn: the partial answer, marked, so the model knows it was cut off.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
@@ -44,7 +45,7 @@ func Apply(ctx context.Context, store *session.Store, ex *tools.Executor, id str
 	if err := store.DecideAction(ctx, a.ID, decision, ByUser, rule); err != nil {
 		return tools.Outcome{}, err
 	}
-	if err := rec.Record(ctx, EventDecided, DecidedEvent{ActionID: a.ID, CallID: a.CallID, Decision: decision, By: ByUser, Rule: rule}); err != nil {
+	if err := rec.Record(ctx, event.ActionDecided{ActionID: a.ID, CallID: a.CallID, Decision: decision, By: ByUser, Rule: rule}); err != nil {
 		return tools.Outcome{}, err
 	}
 
@@ -53,7 +54,7 @@ func Apply(ctx context.Context, store *session.Store, ex *tools.Executor, id str
 			"%s (%s) was denied by the user and did not run. Do not retry it as it is: choose another way, or tell the user what you need and why.",
 			a.Tool, a.Summary)}}
 		out.Result.Content = out.Result.Err.Error()
-		return out, rec.Record(ctx, tools.EventToolResult, out.ResultEvent())
+		return out, rec.Record(ctx, out.ResultEvent())
 	}
 
 	return runApproved(ctx, store, ex, a, rec)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/harness-agent/harness/core/approval"
 	"github.com/harness-agent/harness/core/config"
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
 )
@@ -46,14 +47,14 @@ func TestApplyRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			decided := run.events(t, approval.EventDecided)
-			results := run.events(t, tools.EventToolResult)
+			results := run.events(t, event.TypeToolResult)
 			if len(decided) != 2 || decided[1]["decision"] != map[bool]string{true: "approved", false: "denied"}[tt.approve] || decided[1]["by"] != "user" {
 				t.Errorf("action.decided events %v", decided)
 			}
 			if len(results) != 2 || results[1]["call_id"] != "call_9" || results[1]["action_id"] != a.ID {
 				t.Fatalf("tool.result events %v", results)
 			}
-			if len(later.events(t, tools.EventToolResult)) != 0 {
+			if len(later.events(t, event.TypeToolResult)) != 0 {
 				t.Error("events went to the session of the executor, not of the action")
 			}
 

@@ -1,9 +1,11 @@
 package approval
 
+import "github.com/harness-agent/harness/core/event"
+
 // Event types written by the pipeline.
 const (
-	EventProposed = "action.proposed"
-	EventDecided  = "action.decided"
+	EventProposed = event.TypeActionProposed
+	EventDecided  = event.TypeActionDecided
 )
 
 // Decisions of action.decided.
@@ -31,22 +33,7 @@ const (
 )
 
 // ProposedEvent is the data of action.proposed.
-type ProposedEvent struct {
-	ActionID string `json:"action_id"`
-	CallID   string `json:"call_id"`
-	Tool     string `json:"tool"`
-	Kind     string `json:"kind"`
-	Summary  string `json:"summary"`
-}
+type ProposedEvent = event.ActionProposed
 
 // DecidedEvent is the data of action.decided.
-type DecidedEvent struct {
-	ActionID string `json:"action_id"`
-	CallID   string `json:"call_id"`
-	Decision string `json:"decision"`
-	By       string `json:"by"`
-	Rule     string `json:"rule"`
-	// Remember lists the scopes an "always" approved for the rest of the
-	// session (see scope.go); a resumed run remembers them again.
-	Remember []string `json:"remember,omitempty"`
-}
+type DecidedEvent = event.ActionDecided

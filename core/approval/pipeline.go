@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-agent/harness/core/config"
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/shellpolicy"
 	"github.com/harness-agent/harness/core/tools"
@@ -86,7 +87,7 @@ func New(opts Options) (*Pipeline, error) {
 		ws = real
 	}
 	if opts.Recorder == nil {
-		opts.Recorder = nopRecorder{}
+		opts.Recorder = event.Discard
 	}
 	if opts.Logger == nil {
 		opts.Logger = hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})
@@ -137,7 +138,7 @@ func (p *Pipeline) Approve(ctx context.Context, req tools.ApprovalRequest) tools
 	if err != nil {
 		return tools.Approval{Err: sdk.Errorf(sdk.KindInternal, "%s: the action could not be recorded, so it was not run: %v", req.Call.Tool, err)}
 	}
-	if err := p.rec.Record(keep, EventProposed, ProposedEvent{
+	if err := p.rec.Record(keep, event.ActionProposed{
 		ActionID: act.ID, CallID: act.CallID, Tool: act.Tool, Kind: act.Kind, Summary: act.Summary,
 	}); err != nil {
 		p.log.Error("event not recorded", "type", EventProposed, "action", act.ID, "error", err)
@@ -154,7 +155,7 @@ func (p *Pipeline) Approve(ctx context.Context, req tools.ApprovalRequest) tools
 				"%s: the decision on action %s could not be recorded, so it was not run: %v", req.Call.Tool, act.ID, err)}
 		}
 	}
-	if err := p.rec.Record(keep, EventDecided, DecidedEvent{
+	if err := p.rec.Record(keep, event.ActionDecided{
 		ActionID: act.ID, CallID: act.CallID, Decision: d.decision, By: d.by, Rule: d.rule, Remember: d.remember,
 	}); err != nil {
 		p.log.Error("event not recorded", "type", EventDecided, "action", act.ID, "error", err)
@@ -196,7 +197,3 @@ func (p *Pipeline) Executed(ctx context.Context, actionID string, result tools.R
 	}
 	return p.opts.Store.SetActionResult(ctx, actionID, raw)
 }
-
-type nopRecorder struct{}
-
-func (nopRecorder) Record(context.Context, string, any) error { return nil }

@@ -198,7 +198,7 @@ type LLMRequest struct {
 	Messages        int               `json:"messages"`
 	Model           string            `json:"model"`
 	PromptBytes     int               `json:"prompt_bytes"`
-	PromptTokensEst int               `json:"prompt_tokens_est"`
+	PromptTokensEst int64             `json:"prompt_tokens_est"`
 	// SharedPrefixBytes are the leading bytes equal to the previous
 	// request of the session: what a provider's prefix cache can hit.
 	SharedPrefixBytes int `json:"shared_prefix_bytes"`
@@ -376,8 +376,8 @@ const (
 type ContextCompacted struct {
 	DroppedMessages int    `json:"dropped_messages"`
 	Summarizer      string `json:"summarizer"`
-	TokensAfter     int    `json:"tokens_after"`
-	TokensBefore    int    `json:"tokens_before"`
+	TokensAfter     int64  `json:"tokens_after"`
+	TokensBefore    int64  `json:"tokens_before"`
 }
 
 // LimitReached: a limit or budget stopped the run.

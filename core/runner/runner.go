@@ -16,6 +16,7 @@ import (
 	"github.com/harness-agent/harness/core/approval"
 	"github.com/harness-agent/harness/core/catalog"
 	"github.com/harness-agent/harness/core/config"
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/llm"
 	"github.com/harness-agent/harness/core/mcp"
 	"github.com/harness-agent/harness/core/pluginhost"
@@ -514,14 +515,14 @@ func (r *Runner) Start(ctx context.Context, task string) error {
 	r.keepAlive()
 	r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink}
 	text := prompt.TaskMessage(task, r.opts.Now().Format("2006-01-02"), r.cfg.Workspace)
-	if err := r.rec.Record(ctx, agent.EventSessionStarted, map[string]any{
-		"agent": r.agent.Name, "model": model, "workspace": r.cfg.Workspace, "config": r.cfg.Path, "task": text,
+	if err := r.rec.Record(ctx, event.SessionStarted{
+		Agent: r.agent.Name, Model: model, Workspace: r.cfg.Workspace, Config: r.cfg.Path, Task: text,
 	}); err != nil {
 		return err
 	}
 	if err := r.build(ctx); err != nil {
 		e := sdk.AsError(err)
-		_ = r.rec.Record(ctx, "error", map[string]any{"kind": e.Kind, "message": e.Message})
+		_ = r.rec.Record(ctx, event.Error{Kind: e.Kind, Message: e.Message})
 		return err
 	}
 	r.msgs = []sdk.Message{{Role: sdk.RoleSystem, Content: r.system}, {Role: sdk.RoleUser, Content: text}}
@@ -581,7 +582,7 @@ func (r *Runner) Resume(ctx context.Context, id string) error {
 	r.executor.CountPrior(rebuilt.Calls...)
 	r.pipeline.Remember(approval.RememberedScopes(events)...)
 	r.msgs = append([]sdk.Message{{Role: sdk.RoleSystem, Content: r.system}}, rebuilt.Messages...)
-	return r.rec.Record(ctx, "session.resumed", map[string]any{"agent": r.agent.Name, "turns": rebuilt.Turns, "messages": len(rebuilt.Messages)})
+	return r.rec.Record(ctx, event.SessionResumed{Agent: r.agent.Name, Turns: rebuilt.Turns, Messages: len(rebuilt.Messages)})
 }
 
 // Remembered returns the scopes a person approved with "always" in this
@@ -606,7 +607,7 @@ func (r *Runner) NeedsInput() bool {
 // Send adds a user message (when text is not empty) and runs the loop.
 func (r *Runner) Send(ctx context.Context, text string) (agent.Outcome, error) {
 	if text != "" {
-		if err := r.rec.Record(ctx, agent.EventUserMessage, map[string]any{"text": text}); err != nil {
+		if err := r.rec.Record(ctx, event.UserMessage{Text: text}); err != nil {
 			return agent.Outcome{}, err
 		}
 		r.msgs = append(r.msgs, sdk.Message{Role: sdk.RoleUser, Content: text})
@@ -624,7 +625,7 @@ func (r *Runner) Interrupted(ctx context.Context, partial string) error {
 	// while the turn's tools ran: that request counts as a turn on resume.
 	request := len(r.msgs) > 0 && r.msgs[len(r.msgs)-1].Role == sdk.RoleUser
 	r.msgs = append(r.msgs, agent.InterruptedMessage(partial))
-	return r.rec.Record(context.WithoutCancel(ctx), agent.EventTurnInterrupted, map[string]any{"partial": partial, "request": request})
+	return r.rec.Record(context.WithoutCancel(ctx), event.TurnInterrupted{Partial: partial, Request: request})
 }
 
 // Totals returns the session's counters.
@@ -648,7 +649,7 @@ func (r *Runner) End(ctx context.Context, status string) error {
 		r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink}
 	}
 	t := r.Totals()
-	err := r.rec.Record(ctx, "session.ended", map[string]any{"status": status, "turns": t.Turns, "tokens": t.Tokens, "cost_usd": t.CostUSD, "pending_actions": t.Pending})
+	err := r.rec.Record(ctx, event.SessionEnded{Status: status, Turns: t.Turns, Tokens: t.Tokens, CostUSD: t.CostUSD, PendingActions: t.Pending})
 	return errors.Join(err, r.store.EndSession(ctx, r.session, status, t.Turns))
 }
 
@@ -676,12 +677,12 @@ type recorder struct {
 	sink    func(session.Event)
 }
 
-var _ tools.Recorder = (*recorder)(nil)
+var _ event.Recorder = (*recorder)(nil)
 
-func (r *recorder) Record(ctx context.Context, typ string, data any) error {
+func (r *recorder) Record(ctx context.Context, d event.Data) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	ev, err := r.store.Append(ctx, r.session, typ, data)
+	ev, err := r.store.Append(ctx, r.session, d.EventType(), d)
 	if err != nil {
 		return err
 	}

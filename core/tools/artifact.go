@@ -11,6 +11,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/sdk"
 	"github.com/harness-agent/harness/sdk/schema"
 )
@@ -25,33 +26,15 @@ var emitArtifactDescription string
 // validated payload is recorded as (defaults filled in, fields in order).
 type artifactKind struct {
 	schema *jsonschema.Schema
-	decode func(payload []byte) (any, error)
+	decode func(payload []byte) (event.Data, error)
 }
 
 // Artifact payloads as recorded in artifact.<type> events.
 type (
-	// NoteArtifact is the payload of artifact.note.
-	NoteArtifact struct {
-		Title string `json:"title"`
-		Body  string `json:"body"`
-	}
-	// DecisionArtifact is the payload of artifact.decision.
-	DecisionArtifact struct {
-		Title     string   `json:"title"`
-		Options   []string `json:"options"`
-		Chosen    string   `json:"chosen"`
-		Rationale string   `json:"rationale"`
-	}
-	// ChecklistArtifact is the payload of artifact.checklist.
-	ChecklistArtifact struct {
-		Title string          `json:"title"`
-		Items []ChecklistItem `json:"items"`
-	}
-	// ChecklistItem is one item of a checklist.
-	ChecklistItem struct {
-		Text string `json:"text"`
-		Done bool   `json:"done"`
-	}
+	NoteArtifact      = event.Note
+	DecisionArtifact  = event.Decision
+	ChecklistArtifact = event.Checklist
+	ChecklistItem     = event.ChecklistItem
 )
 
 var artifactSchemas = map[string]string{
@@ -87,13 +70,13 @@ var artifactKinds = sync.OnceValue(func() map[string]artifactKind {
 	return kinds
 })
 
-func decodeAs[T any](payload []byte) (any, error) {
+func decodeAs[T event.Data](payload []byte) (event.Data, error) {
 	var v T
 	err := json.Unmarshal(payload, &v)
 	return v, err
 }
 
-func decodeDecision(payload []byte) (any, error) {
+func decodeDecision(payload []byte) (event.Data, error) {
 	var d DecisionArtifact
 	if err := json.Unmarshal(payload, &d); err != nil {
 		return nil, err
@@ -148,14 +131,14 @@ func (artifactSource) Execute(ctx context.Context, call sdk.Call, _ sdk.Progress
 		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "%s: the payload of a %s is invalid: %v", EmitArtifactName, args.Type, err)
 	}
 	rec := recorderFrom(ctx)
-	if err := rec.Record(context.WithoutCancel(ctx), EventArtifactPrefix+args.Type, payload); err != nil {
+	if err := rec.Record(context.WithoutCancel(ctx), payload); err != nil {
 		return sdk.Result{}, sdk.Errorf(sdk.KindInternal, "%s: the %s could not be recorded: %v", EmitArtifactName, args.Type, err)
 	}
 	msg := fmt.Sprintf("Recorded the %s %q.", args.Type, titleOf(payload))
 	return sdk.Result{Content: msg, Presentation: sdk.TextView{Text: msg}}, nil
 }
 
-func titleOf(payload any) string {
+func titleOf(payload event.Data) string {
 	switch p := payload.(type) {
 	case NoteArtifact:
 		return p.Title
@@ -178,5 +161,5 @@ func recorderFrom(ctx context.Context) Recorder {
 	if rec, ok := ctx.Value(recorderKey{}).(Recorder); ok {
 		return rec
 	}
-	return discard{}
+	return event.Discard
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
 )
@@ -37,9 +38,9 @@ func TestEmitArtifact(t *testing.T) {
 			rec := &memRecorder{}
 			ex := newExecutor(t, newRegistry(t, tools.EmitArtifact()), tools.Options{Recorder: rec})
 			o := ex.Run(context.Background(), call("c", tools.EmitArtifactName, tt.args))
-			var artifacts []event
+			var artifacts []recorded
 			for _, e := range rec.events {
-				if strings.HasPrefix(e.Type, tools.EventArtifactPrefix) {
+				if strings.HasPrefix(e.Type, event.ArtifactPrefix) {
 					artifacts = append(artifacts, e)
 				}
 			}

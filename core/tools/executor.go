@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -85,7 +86,7 @@ func NewExecutor(reg *Registry, opts Options) (*Executor, error) {
 		return nil, errors.New("tools: an executor needs an approver for the tools/approve phase")
 	}
 	if opts.Recorder == nil {
-		opts.Recorder = discard{}
+		opts.Recorder = event.Discard
 	}
 	if opts.Logger == nil {
 		opts.Logger = hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})
@@ -145,9 +146,9 @@ func (e *Executor) Announce(ctx context.Context, calls ...sdk.Call) {
 			continue
 		}
 		c := &callRun{e: e, rec: e.rec, call: call}
-		c.record(ctx, EventToolCall, CallEvent{CallID: call.ID, Tool: call.Tool, Arguments: argumentsJSON(call.Arguments)})
+		c.record(ctx, event.ToolCall{CallID: call.ID, Tool: call.Tool, Arguments: argumentsJSON(call.Arguments)})
 		if c.recordErr != nil {
-			e.log.Error("event not recorded", "type", EventToolCall, "call", call.ID, "error", c.recordErr)
+			e.log.Error("event not recorded", "type", event.TypeToolCall, "call", call.ID, "error", c.recordErr)
 		}
 	}
 }
@@ -191,7 +192,7 @@ func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approve
 	approved := approvedAction != ""
 	c := &callRun{e: e, rec: rec, call: call, actionID: approvedAction}
 	if _, announced := e.announced.LoadAndDelete(call.ID); !approved && !announced {
-		c.record(ctx, EventToolCall, CallEvent{CallID: call.ID, Tool: call.Tool, Arguments: argumentsJSON(call.Arguments)})
+		c.record(ctx, event.ToolCall{CallID: call.ID, Tool: call.Tool, Arguments: argumentsJSON(call.Arguments)})
 	}
 	res := normalize(call.Tool, c.phases(ctx, approved), e.opts.OutputCap)
 	e.observe(ctx, c.event(PhaseNormalize, &res))
@@ -203,7 +204,7 @@ func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approve
 			c.noteRecordErr(err)
 		}
 	}
-	c.record(ctx, EventToolResult, ev)
+	c.record(ctx, ev)
 	e.observe(ctx, c.event(PhaseResult, &res))
 	out.RecordErr = c.recordErr
 	return out
@@ -280,7 +281,7 @@ func (c *callRun) phases(ctx context.Context, approved bool) sdk.Result {
 	keeper := newProgressKeeper(e.opts.ProgressStoreBytes)
 	res, xerr := execute(xctx, ent.Source, run, c.progress(ctx, keeper))
 	for _, ch := range keeper.flush() {
-		c.record(ctx, EventToolProgress, ProgressEvent{CallID: c.call.ID, Stream: ch.stream, Text: ch.text})
+		c.record(ctx, event.ToolProgress{CallID: c.call.ID, Stream: ch.stream, Text: ch.text})
 	}
 	c.executed = true
 	res = e.redact.result(sourceResult(xctx, c.call.Tool, res, xerr, timeout))
@@ -341,7 +342,7 @@ func (c *callRun) approveHooks(ctx context.Context, kind, summary string) HookDe
 func (c *callRun) progress(ctx context.Context, keeper *progressKeeper) sdk.Progress {
 	return func(stream, text string) {
 		if now := keeper.add(stream, text); now != "" {
-			c.record(ctx, EventToolProgress, ProgressEvent{CallID: c.call.ID, Stream: stream, Text: c.e.redact.text(now)})
+			c.record(ctx, event.ToolProgress{CallID: c.call.ID, Stream: stream, Text: c.e.redact.text(now)})
 		}
 	}
 }
@@ -359,8 +360,9 @@ func (c *callRun) event(phase string, res *sdk.Result) sdk.HookEvent {
 }
 
 // record writes an event; a canceled call still gets its events.
-func (c *callRun) record(ctx context.Context, typ string, data any) {
-	if err := c.rec.Record(context.WithoutCancel(ctx), typ, data); err != nil {
+func (c *callRun) record(ctx context.Context, d event.Data) {
+	typ := d.EventType()
+	if err := c.rec.Record(context.WithoutCancel(ctx), d); err != nil {
 		c.e.log.Error("event not recorded", "type", typ, "call", c.call.ID, "error", err)
 		c.noteRecordErr(fmt.Errorf("record %s of call %s: %w", typ, c.call.ID, err))
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
 )
@@ -294,7 +295,7 @@ func TestDeadlineAndCancel(t *testing.T) {
 			if errKind(o) != tt.wantKind || !strings.Contains(o.Result.Err.Message, tt.want) {
 				t.Errorf("got %+v, want %s %q", o.Result.Err, tt.wantKind, tt.want)
 			}
-			if len(rec.ofType(tools.EventToolResult)) != 1 {
+			if len(rec.ofType(event.TypeToolResult)) != 1 {
 				t.Error("a failed or canceled call still records its tool.result")
 			}
 		})
@@ -368,7 +369,7 @@ func TestMarshalPresentation(t *testing.T) {
 
 type failingRecorder struct{}
 
-func (failingRecorder) Record(context.Context, string, any) error { return errors.New("disk full") }
+func (failingRecorder) Record(context.Context, event.Data) error { return errors.New("disk full") }
 
 func TestRecordFailureIsReported(t *testing.T) {
 	t.Parallel()

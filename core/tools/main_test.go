@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
 	"github.com/harness-agent/harness/sdk/schema"
@@ -89,8 +90,8 @@ func (d direct) Approve(ctx context.Context, req tools.ApprovalRequest) tools.Ap
 
 func (direct) Executed(context.Context, string, tools.ResultEvent) error { return nil }
 
-// event is one recorded event.
-type event struct {
+// recorded is one recorded event.
+type recorded struct {
 	Type string
 	Data json.RawMessage
 }
@@ -98,17 +99,18 @@ type event struct {
 // memRecorder keeps events in memory.
 type memRecorder struct {
 	mu     sync.Mutex
-	events []event
+	events []recorded
 }
 
-func (r *memRecorder) Record(_ context.Context, typ string, data any) error {
-	b, err := json.Marshal(data)
+func (r *memRecorder) Record(_ context.Context, d event.Data) error {
+	typ := d.EventType()
+	b, err := json.Marshal(d)
 	if err != nil {
 		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = append(r.events, event{Type: typ, Data: b})
+	r.events = append(r.events, recorded{Type: typ, Data: b})
 	return nil
 }
 

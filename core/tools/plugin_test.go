@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/pluginhost"
 	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
@@ -120,7 +121,7 @@ func TestPluginSource(t *testing.T) {
 	if o.Result.Err != nil || o.Result.Content != "hello" || o.Result.Presentation != (sdk.TextView{Text: "hello"}) {
 		t.Errorf("outcome %+v", o.Result)
 	}
-	if got := rec.ofType(tools.EventToolProgress); len(got) != 1 || string(got[0]) != `{"call_id":"c1","stream":"stdout","text":"working"}` {
+	if got := rec.ofType(event.TypeToolProgress); len(got) != 1 || string(got[0]) != `{"call_id":"c1","stream":"stdout","text":"working"}` {
 		t.Errorf("progress events %s", got)
 	}
 	if o := ex.Run(context.Background(), call("c2", "echo", `{"text":"fail"}`)); errKind(o) != sdk.KindPathEscape {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
 )
@@ -48,8 +49,8 @@ func TestProgressStoredWithinBudget(t *testing.T) {
 				t.Fatalf("result %q", o.Result.Content)
 			}
 			var stored strings.Builder
-			for _, raw := range rec.ofType(tools.EventToolProgress) {
-				var ev tools.ProgressEvent
+			for _, raw := range rec.ofType(event.TypeToolProgress) {
+				var ev event.ToolProgress
 				if err := json.Unmarshal(raw, &ev); err != nil {
 					t.Fatal(err)
 				}
@@ -83,7 +84,7 @@ func TestProgressBudgetEdges(t *testing.T) {
 		rec := &memRecorder{}
 		ex := newExecutor(t, newRegistry(t, tool("t", src)), tools.Options{Recorder: rec, ProgressStoreBytes: budget})
 		ex.Run(context.Background(), call("c", "t", `{}`))
-		if got := len(rec.ofType(tools.EventToolProgress)); got != want {
+		if got := len(rec.ofType(event.TypeToolProgress)); got != want {
 			t.Errorf("budget %d: %d progress events, want %d", budget, got, want)
 		}
 	}
