@@ -91,7 +91,7 @@ func ApproveElsewhere(ctx context.Context, store *session.Store, id, host string
 		return a, err
 	}
 	rec := tools.SessionRecorder(store, a.Session)
-	return a, rec.Record(ctx, EventDecided, DecidedEvent{ActionID: a.ID, CallID: a.CallID, Decision: Approved, By: ByUser, Rule: rule})
+	return a, rec.Record(ctx, event.ActionDecided{ActionID: a.ID, CallID: a.CallID, Decision: Approved, By: ByUser, Rule: rule})
 }
 
 // RunDecided runs the actions of session that were approved but not run (by
@@ -118,7 +118,7 @@ func RunDecided(ctx context.Context, store *session.Store, ex *tools.Executor, r
 			if err := store.SetActionResult(ctx, a.ID, raw); err != nil {
 				return outs, err
 			}
-			if err := rec.Record(ctx, tools.EventToolResult, out.ResultEvent()); err != nil {
+			if err := rec.Record(ctx, out.ResultEvent()); err != nil {
 				return outs, err
 			}
 			outs = append(outs, out)
