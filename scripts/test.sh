@@ -47,6 +47,20 @@ need_mcp_servers() {
   npm ci --prefix .ci/npm --no-audit --no-fund --loglevel=error
 }
 
+# The npm dependencies of the Node.js example plugin, pinned by its
+# package-lock.json (the end-to-end test in cmd/harness runs it).
+need_node_plugin() {
+  export HARNESS_TEST_NODE=required # the Node.js plugin test fails instead of skipping
+  local dir=examples/plugins/node-wordcount stamp=examples/plugins/node-wordcount/node_modules/.package-lock.json
+  if [ -d "$dir/node_modules/@grpc/grpc-js" ] && [ -f "$stamp" ] && [ ! "$dir/package-lock.json" -nt "$stamp" ]; then
+    return 0
+  fi
+  command -v npm >/dev/null 2>&1 ||
+    die "npm is not on PATH: the Node.js plugin test runs examples/plugins/node-wordcount; install Node.js 18 or later (it ships npm) and rerun"
+  say "installing the Node.js example plugin's dependencies (npm ci --prefix $dir)"
+  npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
+}
+
 # Headless Chromium from the OS packages, for the browser tests of
 # `harness sessions view` (internal/browsertest finds it on PATH).
 need_chromium() {
@@ -135,7 +149,7 @@ need_postgres() {
   export HARNESS_TEST_POSTGRES="postgres://harness@/postgres?host=$dir&sslmode=disable"
 }
 
-services=(mcp_servers chromium jaeger postgres)
+services=(mcp_servers node_plugin chromium jaeger postgres)
 
 # ---- go test -------------------------------------------------------------
 

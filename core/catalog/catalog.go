@@ -76,12 +76,22 @@ func New(cfg *config.Config, host *pluginhost.Host, builtins []Builtin) (*Catalo
 		if cfg.ProviderPluginBlock(p.Name) {
 			kind = sdk.KindProvider
 		}
-		add(pluginhost.Spec{Name: p.Name, Kind: kind, Path: p.Path, SHA256: cfg.ExpectedSHA256(p.Name, lock)}, p.DeclRange)
+		add(pluginhost.Spec{Name: p.Name, Kind: kind, Path: p.Path, SHA256: cfg.ExpectedSHA256(p.Name, lock), Env: envList(p.Env)}, p.DeclRange)
 	}
 	for _, h := range cfg.Hooks {
 		add(pluginhost.Spec{Name: h.Name, Kind: sdk.KindHook, Path: h.Path, SHA256: cfg.ExpectedSHA256(h.Name, lock)}, h.DeclRange)
 	}
 	return c, diags
+}
+
+// envList is env as sorted "K=V" entries.
+func envList(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Host returns the plugin host the catalog registered its plugins with.

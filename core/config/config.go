@@ -140,6 +140,10 @@ type Plugin struct {
 	// Timeout is the deadline of one call to one of its tools; 0 = the
 	// executor's default (60 s).
 	Timeout time.Duration
+	// Env is the plugin's environment beyond the host's base variables
+	// (PATH, HOME, LANG...): nothing else of the host's environment
+	// reaches a plugin.
+	Env map[string]string
 	// Config is the body of the config block, nil when there is none; decode it with
 	// DecodePluginConfig against the schema the plugin reports.
 	Config hcl.Body

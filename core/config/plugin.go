@@ -13,6 +13,7 @@ var pluginSchema = &hcl.BodySchema{
 		{Name: "sha256"},
 		{Name: "approval"},
 		{Name: "timeout"},
+		{Name: "env"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "config"}},
 }
@@ -25,6 +26,9 @@ func (l *loader) decodePlugin(it item) *Plugin {
 	p.SHA256 = decodeSHA256(a)
 	a.enum("approval", &p.Approval, PolicyAllow, PolicyAsk, PolicyDeny)
 	a.duration("timeout", &p.Timeout)
+	if env, ok := a.strMap("env"); ok {
+		p.Env = env
+	}
 	if b := singleBlock(c.Blocks.OfType("config"), &l.diags); b != nil {
 		p.Config = b.Body
 	}
