@@ -41,6 +41,16 @@ func execute(args []string) int {
 	return exitCode(err)
 }
 
+// endOutput closes the process's standard output when the command writes
+// to it (not in tests, where stdout is a buffer): nothing is printed there
+// after the run's closing line, and a reader waiting for end of file (a
+// pipe, $(...)) need not wait for the plugins to be stopped.
+func (c *cli) endOutput() {
+	if c.stdout == os.Stdout {
+		_ = os.Stdout.Close()
+	}
+}
+
 func newLogger(w io.Writer) hclog.Logger {
 	level := hclog.LevelFromString(os.Getenv("HARNESS_LOG"))
 	if level == hclog.NoLevel {

@@ -209,6 +209,10 @@ func (c *cli) run(args []string, f runFlags) error {
 		fmt.Fprintf(c.stderr, "harness: closing the session: %v\n", err)
 	}
 	view.closing(r.SessionID(), out, r.Totals())
+	// The result is out and the exit code decided: whoever reads standard
+	// output sees its end now, not after the plugins are stopped. r.Close
+	// (deferred) still reaps every plugin before the process exits.
+	c.endOutput()
 	if out.Status == agent.StatusInterrupted {
 		return silentExit(interruptedExit(ctx))
 	}
