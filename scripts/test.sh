@@ -139,13 +139,14 @@ need_postgres() {
     id -u "$user" >/dev/null 2>&1 || user=nobody
     chown "$user" "$dir"
   fi
-  as_pg() { if [ -n "$user" ]; then runuser -u "$user" -- "$@"; else "$@"; fi; }
+  local as_pg=()
+  [ -z "$user" ] || as_pg=(runuser -u "$user" --)
   say "starting a throwaway PostgreSQL cluster in $dir ($("$bin/postgres" --version))"
-  as_pg "$bin/initdb" -D "$dir/data" -U harness -A trust --no-sync -E UTF8 >"$dir/initdb.log" 2>&1 ||
+  "${as_pg[@]}" "$bin/initdb" -D "$dir/data" -U harness -A trust --no-sync -E UTF8 >"$dir/initdb.log" 2>&1 ||
     die "initdb failed: $(cat "$dir/initdb.log")"
-  as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o "-c listen_addresses='' -k $dir -c fsync=off -c max_connections=200" start >/dev/null ||
+  "${as_pg[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o "-c listen_addresses='' -k $dir -c fsync=off -c max_connections=200" start >/dev/null ||
     die "PostgreSQL did not start: $(cat "$dir/server.log")"
-  at_exit "as_pg '$bin/pg_ctl' -D '$dir/data' -m immediate -w stop >/dev/null"
+  at_exit "${as_pg[*]} '$bin/pg_ctl' -D '$dir/data' -m immediate -w stop >/dev/null"
   export HARNESS_TEST_POSTGRES="postgres://harness@/postgres?host=$dir&sslmode=disable"
 }
 

@@ -2,20 +2,116 @@ package session
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"testing"
+	"time"
 )
 
-// BenchmarkAppend measures one committed append: a write transaction into
-// the WAL (synchronous=NORMAL: no fsync per commit).
+// The store benchmarks run against both implementations (the postgres
+// cases skip without HARNESS_TEST_POSTGRES); docs/benchmarks.md has the
+// figures and the command.
+var benchStores = []struct {
+	name string
+	open func(testing.TB) *Store
+}{
+	{"sqlite", newStore},
+	{"postgres", newPostgresStore},
+}
+
+var benchEvent = map[string]any{"block": 0, "kind": "text", "delta": "The quick brown fox jumps over the lazy dog."}
+
+// BenchmarkAppend measures one committed append from one writer: SQLite, a
+// write transaction into the WAL (synchronous=NORMAL: no fsync per
+// commit); PostgreSQL, one statement round trip, committed (the server's
+// own fsync settings apply).
 func BenchmarkAppend(b *testing.B) {
-	ctx := context.Background()
-	s := newStore(b)
-	info := newSession(b, s)
-	data := map[string]any{"block": 0, "kind": "text", "delta": "The quick brown fox jumps over the lazy dog."}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := s.Append(ctx, info.ID, "assistant.chunk", data); err != nil {
-			b.Fatal(err)
+	for _, bs := range benchStores {
+		b.Run(bs.name, func(b *testing.B) {
+			ctx := context.Background()
+			s := bs.open(b)
+			info := newSession(b, s)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.Append(ctx, info.ID, "assistant.chunk", benchEvent); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
+// BenchmarkAppendParallel measures appends from many sessions of one
+// process at once (GOMAXPROCS×4 goroutines, a session each): a fleet
+// worker.
+func BenchmarkAppendParallel(b *testing.B) {
+	for _, bs := range benchStores {
+		b.Run(bs.name, func(b *testing.B) {
+			ctx := context.Background()
+			s := bs.open(b)
+			b.SetParallelism(4)
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				info, err := s.CreateSession(ctx, SessionInfo{Agent: "coder", Model: "flash", Workspace: "/ws", Lease: NewLease()})
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				for pb.Next() {
+					if _, err := s.Append(ctx, info.ID, "assistant.chunk", benchEvent); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+		})
+	}
+}
+
+// BenchmarkListSessions10k measures `sessions list` on a store of 10,000
+// sessions, each with a usage record (the list sums usage per session).
+func BenchmarkListSessions10k(b *testing.B) {
+	const n = 10000
+	for _, bs := range benchStores {
+		b.Run(bs.name, func(b *testing.B) {
+			ctx := context.Background()
+			s := bs.open(b)
+			seedSessions(b, s, n)
+			b.ResetTimer()
+			for b.Loop() {
+				list, err := s.ListSessions(ctx)
+				if err != nil || len(list) != n {
+					b.Fatalf("ListSessions: %d sessions, %v", len(list), err)
+				}
+			}
+		})
+	}
+}
+
+// seedSessions writes n sessions with a usage record each, in one
+// transaction.
+func seedSessions(b *testing.B, s *Store, n int) {
+	b.Helper()
+	t0 := time.Now().Add(-time.Duration(n) * time.Second)
+	err := s.write(context.Background(), "seed", func(tx *sql.Tx) error {
+		for i := range n {
+			id := fmt.Sprintf("s-bench-%05d", i)
+			if _, err := tx.Exec(s.q(`INSERT INTO sessions (id, agent, model, config_path, workspace, host, status, started_at, ended_at, turns)
+				VALUES (?, 'coder', 'flash', '/cfg/agent.hcl', ?, 'bench', 'completed', ?, ?, 3)`),
+				id, fmt.Sprintf("/ws/%d", i%50), t0.Add(time.Duration(i)*time.Second).UnixNano(), t0.Add(time.Duration(i)*time.Second+time.Minute).UnixNano()); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(s.q(`INSERT INTO usage (session, turn, model, prompt_tokens, completion_tokens, cache_hit_tokens,
+					cache_miss_tokens, reasoning_tokens, cost_usd, recorded_at) VALUES (?, 3, 'flash', 1200, 300, 1000, 200, 0, 0.0012, ?)`),
+				id, t0.UnixNano()); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
 	}
 }
