@@ -1,12 +1,12 @@
 package approval
 
 import (
-	"encoding/json"
 	"fmt"
 	"path"
 	"sort"
 	"strings"
 
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/shellpolicy"
 )
@@ -139,10 +139,11 @@ func RememberedScopes(events []session.Event) []string {
 		if ev.Type != EventDecided {
 			continue
 		}
-		var d DecidedEvent
-		if json.Unmarshal(ev.Data, &d) != nil {
+		data, err := event.Decode(ev)
+		if err != nil {
 			continue
 		}
+		d := data.(event.ActionDecided)
 		for _, k := range d.Remember {
 			if !seen[k] {
 				seen[k] = true

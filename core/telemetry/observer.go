@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/session"
 )
 
@@ -129,148 +130,114 @@ func (o *Observer) Wrap(next func(session.Event)) func(session.Event) {
 	}
 }
 
-// eventData holds every field the mapping reads, of any event type.
-type eventData struct {
-	Agent   string `json:"agent"`
-	Model   string `json:"model"`
-	Task    string `json:"task"`
-	Text    string `json:"text"`
-	Turn    int    `json:"turn"`
-	Turns   int    `json:"turns"`
-	Msgs    int    `json:"messages"`
-	Content any    `json:"content"`
-	Finish  string `json:"finish_reason"`
-
-	PromptTokens     int64   `json:"prompt_tokens"`
-	CompletionTokens int64   `json:"completion_tokens"`
-	CacheHit         int64   `json:"cache_hit_tokens"`
-	CacheMiss        int64   `json:"cache_miss_tokens"`
-	Reasoning        any     `json:"reasoning"`
-	ReasoningTokens  int64   `json:"reasoning_tokens"`
-	CostUSD          float64 `json:"cost_usd"`
-
-	Attempt int    `json:"attempt"`
-	Kind    string `json:"kind"`
-	DelayMS int64  `json:"delay_ms"`
-
-	CallID    string          `json:"call_id"`
-	Tool      string          `json:"tool"`
-	Arguments json.RawMessage `json:"arguments"`
-	ActionID  string          `json:"action_id"`
-	Summary   string          `json:"summary"`
-	Decision  string          `json:"decision"`
-	By        string          `json:"by"`
-	Rule      string          `json:"rule"`
-	OK        bool            `json:"ok"`
-	Error     *struct {
-		Kind string `json:"kind"`
-	} `json:"error"`
-
-	Title        string `json:"title"`
-	TokensBefore int64  `json:"tokens_before"`
-	TokensAfter  int64  `json:"tokens_after"`
-	Dropped      int    `json:"dropped_messages"`
-	Summarizer   string `json:"summarizer"`
-	Limit        string `json:"limit"`
-	Tokens       int64  `json:"tokens"`
-	Status       string `json:"status"`
-	Message      string `json:"message"`
-}
-
 // Observe maps one event.
 func (o *Observer) Observe(ev session.Event) {
-	var d eventData
-	if err := json.Unmarshal(ev.Data, &d); err != nil {
-		return // not an object of the documented shape: nothing to map
+	data, err := event.Decode(ev)
+	if err != nil {
+		return // not an event of the documented shape: nothing to map
 	}
 	at := trace.WithTimestamp(ev.Time)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.now = ev.Time
-	if o.session == nil && ev.Type != "session.started" && ev.Type != "session.resumed" {
-		o.startSession(ev, d, at) // a stream picked up mid-way still gets a root
-	}
-	switch ev.Type {
-	case "session.started", "session.resumed":
+	switch d := data.(type) {
+	case event.SessionStarted:
 		if o.session == nil {
-			o.startSession(ev, d, at)
+			o.startSession(ev, d.Agent, at)
 		}
-		if ev.Type == "session.started" && o.content {
+		if o.content {
 			o.session.SetAttributes(attribute.String(keyContent+".task", d.Task))
 		}
-	case "user.message":
-		o.endTurn(at)
-		o.session.AddEvent("user.message", at, trace.WithAttributes(o.text(keyContent, d.Text)...))
-	case "llm.request":
-		o.startRequest(ev, d, at)
-	case "llm.retry":
-		if o.request != nil {
-			o.request.AddEvent("llm.retry", at, trace.WithAttributes(attribute.Int("harness.attempt", d.Attempt),
-				attribute.String(keyErrorType, d.Kind), attribute.Int64("harness.delay_ms", d.DelayMS)))
+		return
+	case event.SessionResumed:
+		if o.session == nil {
+			o.startSession(ev, d.Agent, at)
 		}
-	case "llm.usage":
+		return
+	}
+	if o.session == nil {
+		o.startSession(ev, "", at) // a stream picked up mid-way still gets a root
+	}
+	switch d := data.(type) {
+	case event.UserMessage:
+		o.endTurn(at)
+		o.session.AddEvent(ev.Type, at, trace.WithAttributes(o.text(keyContent, d.Text)...))
+	case event.LLMRequest:
+		o.startRequest(ev, d, at)
+	case event.LLMRetry:
+		if o.request != nil {
+			o.request.AddEvent(ev.Type, at, trace.WithAttributes(attribute.Int("harness.attempt", d.Attempt),
+				attribute.String(keyErrorType, string(d.Kind)), attribute.Int64("harness.delay_ms", d.DelayMS)))
+		}
+	case event.LLMUsage:
 		o.observeUsage(d)
-	case "assistant.message":
+	case event.AssistantMessage:
 		o.endRequest(d, at)
-	case "tool.call":
+	case event.ToolCall:
 		o.startTool(d, at)
-	case "action.proposed":
+	case event.ActionProposed:
 		if s := o.tools[d.CallID]; s != nil {
 			s.SetAttributes(attribute.String(keyActionID, d.ActionID), attribute.String(keyActionKind, d.Kind))
 			s.SetAttributes(o.text(keyContent+".summary", d.Summary)...)
 		}
-	case "action.decided":
+	case event.ActionDecided:
 		o.m.approvals.Add(context.Background(), 1, metric.WithAttributes(attribute.String(keyDecision, d.Decision), attribute.String(keyDecidedBy, d.By)))
 		if s := o.tools[d.CallID]; s != nil {
 			s.SetAttributes(attribute.String(keyDecision, d.Decision), attribute.String(keyDecidedBy, d.By), attribute.String(keyRule, d.Rule))
 		}
-	case "tool.result":
+	case event.ToolResult:
 		o.endTool(d, at)
-	case "context.compacted":
+	case event.ContextCompacted:
 		o.endTurn(at)
-		o.session.AddEvent("context.compacted", at, trace.WithAttributes(attribute.Int64("harness.tokens_before", d.TokensBefore),
-			attribute.Int64("harness.tokens_after", d.TokensAfter), attribute.Int("harness.dropped_messages", d.Dropped),
+		o.session.AddEvent(ev.Type, at, trace.WithAttributes(attribute.Int64("harness.tokens_before", d.TokensBefore),
+			attribute.Int64("harness.tokens_after", d.TokensAfter), attribute.Int("harness.dropped_messages", d.DroppedMessages),
 			attribute.String("harness.summarizer", d.Summarizer)))
-	case "toolloop.limit_reached":
-		o.session.AddEvent("toolloop.limit_reached", at, trace.WithAttributes(attribute.String(keyLimit, d.Limit)))
+	case event.LimitReached:
+		o.session.AddEvent(ev.Type, at, trace.WithAttributes(attribute.String(keyLimit, d.Limit)))
 		o.session.SetAttributes(attribute.String(keyLimit, d.Limit))
-	case "agent.response":
+	case event.AgentResponse:
 		o.endTurn(at)
 		if o.content {
-			o.session.AddEvent("agent.response", at, trace.WithAttributes(o.text(keyContent, d.Text)...))
+			o.session.AddEvent(ev.Type, at, trace.WithAttributes(o.text(keyContent, d.Text)...))
 		}
-	case "error":
-		o.fail(d.Kind, d.Message, at)
-	case "session.ended":
+	case event.Error:
+		o.fail(string(d.Kind), d.Message, at)
+	case event.SessionEnded:
 		o.session.SetAttributes(attribute.String(keyStatus, d.Status), attribute.Int(keyTurns, d.Turns),
 			attribute.Int64(keyTokens, d.Tokens), attribute.Float64(keyCost, d.CostUSD))
 		if d.Status == "error" {
 			o.session.SetStatus(codes.Error, "the run failed")
 		}
 		o.end(at)
-	default:
-		if len(ev.Type) > 9 && ev.Type[:9] == "artifact." {
-			target := o.session
-			if o.turn != nil {
-				target = o.turn
-			}
-			target.AddEvent(ev.Type, at, trace.WithAttributes(o.text(keyContent+".title", d.Title)...))
-		}
+	case event.Note:
+		o.artifact(ev.Type, d.Title, at)
+	case event.Decision:
+		o.artifact(ev.Type, d.Title, at)
+	case event.Checklist:
+		o.artifact(ev.Type, d.Title, at)
 	}
 }
 
-func (o *Observer) startSession(ev session.Event, d eventData, at trace.SpanEventOption) {
+func (o *Observer) artifact(typ, title string, at trace.SpanEventOption) {
+	target := o.session
+	if o.turn != nil {
+		target = o.turn
+	}
+	target.AddEvent(typ, at, trace.WithAttributes(o.text(keyContent+".title", title)...))
+}
+
+func (o *Observer) startSession(ev session.Event, agent string, at trace.SpanEventOption) {
 	o.sessID = ev.Session
 	name := "invoke_agent"
-	if d.Agent != "" {
-		name += " " + d.Agent
+	if agent != "" {
+		name += " " + agent
 	}
 	o.sessCtx, o.session = o.tracer.Start(context.Background(), name, at, trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(attribute.String(keyOperation, "invoke_agent"), attribute.String(keyAgentName, d.Agent),
-			attribute.String(keyConversationID, ev.Session), attribute.Bool("harness.resumed", ev.Type == "session.resumed")))
+		trace.WithAttributes(attribute.String(keyOperation, "invoke_agent"), attribute.String(keyAgentName, agent),
+			attribute.String(keyConversationID, ev.Session), attribute.Bool("harness.resumed", ev.Type == event.TypeSessionResumed)))
 }
 
-func (o *Observer) startRequest(ev session.Event, d eventData, at trace.SpanEventOption) {
+func (o *Observer) startRequest(ev session.Event, d event.LLMRequest, at trace.SpanEventOption) {
 	o.endRequestAbandoned(at)
 	if o.turn == nil || d.Turn != o.turnNo {
 		o.endTurn(at)
@@ -281,7 +248,7 @@ func (o *Observer) startRequest(ev session.Event, d eventData, at trace.SpanEven
 	o.reqAttrs = []attribute.KeyValue{attribute.String(keyOperation, "chat"), attribute.String(keySystem, system),
 		attribute.String(keyProvider, system), attribute.String(keyRequestModel, id)}
 	attrs := append([]attribute.KeyValue{attribute.String(keyBinding, d.Model), attribute.Int(keyTurn, d.Turn),
-		attribute.Int("harness.request.messages", d.Msgs)}, o.reqAttrs...)
+		attribute.Int("harness.request.messages", d.Messages)}, o.reqAttrs...)
 	_, o.request = o.tracer.Start(o.turnCtx, "chat "+id, at, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	o.reqStart = ev.Time
 	o.usage = usageSums{}
@@ -289,13 +256,13 @@ func (o *Observer) startRequest(ev session.Event, d eventData, at trace.SpanEven
 
 // observeUsage sums the usage of the open request (a failed attempt that
 // the provider billed is metered too) and counts it in the metrics.
-func (o *Observer) observeUsage(d eventData) {
+func (o *Observer) observeUsage(d event.LLMUsage) {
 	ctx := context.Background()
 	system, id := o.models(d.Model)
 	model := metric.WithAttributes(attribute.String(keySystem, system), attribute.String(keyRequestModel, id), attribute.String(keyOperation, "chat"))
 	o.m.tokenUsage.Record(ctx, d.PromptTokens, model, metric.WithAttributes(attribute.String(keyTokenType, "input")))
 	o.m.tokenUsage.Record(ctx, d.CompletionTokens, model, metric.WithAttributes(attribute.String(keyTokenType, "output")))
-	for kind, n := range map[string]int64{"cache_hit": d.CacheHit, "cache_miss": d.CacheMiss, "output": d.CompletionTokens, "reasoning": d.ReasoningTokens} {
+	for kind, n := range map[string]int64{"cache_hit": d.CacheHitTokens, "cache_miss": d.CacheMissTokens, "output": d.CompletionTokens, "reasoning": d.ReasoningTokens} {
 		if n > 0 {
 			o.m.tokens.Add(ctx, n, model, metric.WithAttributes(attribute.String(keyHarnessTokens, kind)))
 		}
@@ -307,19 +274,19 @@ func (o *Observer) observeUsage(d eventData) {
 	u := &o.usage
 	u.in += d.PromptTokens
 	u.out += d.CompletionTokens
-	u.hit += d.CacheHit
-	u.miss += d.CacheMiss
+	u.hit += d.CacheHitTokens
+	u.miss += d.CacheMissTokens
 	u.reasoning += d.ReasoningTokens
 	o.request.SetAttributes(attribute.Int64(keyInputTokens, u.in), attribute.Int64(keyOutputTokens, u.out),
 		attribute.Int64(keyCacheRead, u.hit), attribute.Int64(keyCacheMiss, u.miss), attribute.Int64(keyReasoning, u.reasoning),
 		attribute.Float64(keyCost, d.CostUSD))
 }
 
-func (o *Observer) endRequest(d eventData, at trace.SpanEventOption) {
+func (o *Observer) endRequest(d event.AssistantMessage, at trace.SpanEventOption) {
 	if o.request == nil {
 		return
 	}
-	o.request.SetAttributes(attribute.StringSlice(keyFinishReasons, []string{d.Finish}))
+	o.request.SetAttributes(attribute.StringSlice(keyFinishReasons, []string{d.FinishReason}))
 	if o.content {
 		o.request.AddEvent("gen_ai.choice", trace.WithAttributes(o.text(keyContent, d.Content)...))
 	}
@@ -338,7 +305,7 @@ func (o *Observer) endRequestAbandoned(at trace.SpanEventOption) {
 	}
 }
 
-func (o *Observer) startTool(d eventData, at trace.SpanEventOption) {
+func (o *Observer) startTool(d event.ToolCall, at trace.SpanEventOption) {
 	parent := o.turnCtx
 	if parent == nil {
 		parent = o.sessCtx
@@ -352,12 +319,12 @@ func (o *Observer) startTool(d eventData, at trace.SpanEventOption) {
 	o.tools[d.CallID] = s
 }
 
-func (o *Observer) endTool(d eventData, at trace.SpanEventOption) {
+func (o *Observer) endTool(d event.ToolResult, at trace.SpanEventOption) {
 	outcome := "ok"
 	if !d.OK {
 		outcome = "failed"
 		if d.Error != nil && d.Error.Kind != "" {
-			outcome = d.Error.Kind
+			outcome = string(d.Error.Kind)
 		}
 	}
 	o.m.toolCalls.Add(context.Background(), 1, metric.WithAttributes(attribute.String(keyToolName, d.Tool), attribute.String(keyOutcome, outcome)))
