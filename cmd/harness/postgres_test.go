@@ -73,3 +73,49 @@ func TestPostgresApproveFromAnotherMachine(t *testing.T) {
 		t.Errorf("after the resume the action is not executed:\n%s", s.stdout)
 	}
 }
+
+// A machine where the session's workspace does not exist (here: the same
+// machine, the workspace moved away; any store) records the approval
+// without running anything; the resume, once the workspace is back, runs it.
+func TestApproveWithoutTheWorkspace(t *testing.T) {
+	t.Parallel()
+	fake := fakedeepseek.New(t,
+		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "call_t", Name: "terminal", Arguments: `{"command":"touch ran.txt"}`}}}),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Waiting for approval."}),
+	)
+	fake.Repeat(answer)
+	dir := filepath.Join(t.TempDir(), "ws")
+	writeFile(t, filepath.Join(dir, "agent.hcl"), withTools(deepseekConfig(fake.URL, "  permissions {\n    unattended = \"defer\"\n  }", ""), "terminal"))
+	r := harness(t, dir, keyEnv, "run", "--json", "--no-input", "agent.hcl", "Touch the file")
+	if r.code != 4 {
+		t.Fatalf("run: exit %d, want 4\n%s", r.code, r.stderr)
+	}
+	evs := parseEvents(t, r.stdout)
+	proposed := eventData(evs, "action.proposed")
+	if len(proposed) != 1 {
+		t.Fatalf("%d actions proposed, want 1", len(proposed))
+	}
+	action, id := toString(proposed[0]["action_id"]), evs[0].Session
+
+	moved := dir + ".away"
+	if err := os.Rename(dir, moved); err != nil {
+		t.Fatal(err)
+	}
+	a := harness(t, t.TempDir(), nil, "actions", "approve", action)
+	if a.code != 0 || !strings.Contains(a.stdout, "does not exist on this machine") {
+		t.Fatalf("approve without the workspace: exit %d, want 0 and 'does not exist on this machine':\n%s%s", a.code, a.stdout, a.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(moved, "ran.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the command ran although the workspace is not here (%v)", err)
+	}
+	if err := os.Rename(moved, dir); err != nil {
+		t.Fatal(err)
+	}
+	res := harness(t, dir, keyEnv, "run", "--json", "--no-input", "--resume", id, "agent.hcl")
+	if res.code != 0 {
+		t.Fatalf("resume: exit %d\n%s", res.code, res.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran.txt")); err != nil {
+		t.Errorf("the resume did not run the approved command: %v", err)
+	}
+}

@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/harness-agent/harness/internal/pgtest"
 )
 
 func TestOpenCreatesStore(t *testing.T) {
@@ -159,5 +162,53 @@ func TestOpenPathNeedingEscapes(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, StoreFile)); err != nil {
 		t.Errorf("store not where expected: %v", err)
+	}
+}
+
+// Machines that open a new PostgreSQL store at once migrate it once (the
+// advisory lock): every open succeeds and the schema is current.
+func TestPostgresConcurrentMigration(t *testing.T) {
+	t.Parallel()
+	url := pgtest.URL(t)
+	const opens = 6
+	stores := make(chan *Store, opens)
+	errs := make(chan error, opens)
+	var wg sync.WaitGroup
+	for range opens {
+		wg.Go(func() {
+			s, err := Open(url)
+			if err != nil {
+				errs <- err
+				return
+			}
+			stores <- s
+		})
+	}
+	wg.Wait()
+	close(stores)
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for s := range stores {
+		var v int
+		if err := s.db.QueryRow(`SELECT version FROM schema_version WHERE id = 1`).Scan(&v); err != nil || v != len(pgMigrations) {
+			t.Errorf("schema version %d, %v; want %d", v, err, len(pgMigrations))
+		}
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+	// A newer harness's schema is refused, saying what to do.
+	s, err := Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.db.Exec(`UPDATE schema_version SET version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(url); err == nil || !strings.Contains(err.Error(), "schema version 99 is newer") || !strings.Contains(err.Error(), "upgrade harness") {
+		t.Errorf("opening a newer schema: %v", err)
 	}
 }
