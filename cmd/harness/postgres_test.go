@@ -19,26 +19,10 @@ import (
 func TestPostgresApproveFromAnotherMachine(t *testing.T) {
 	t.Parallel()
 	url := pgtest.URL(t)
-	fake := fakedeepseek.New(t,
-		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "call_t", Name: "terminal", Arguments: `{"command":"touch ran.txt"}`}}}),
-		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Waiting for approval."}),
-	)
-	fake.Repeat(answer)
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "agent.hcl"), withTools(deepseekConfig(fake.URL, "  permissions {\n    unattended = \"defer\"\n  }", ""), "terminal"))
 	onA := append([]string{"HARNESS_STORE=" + url, "HARNESS_HOST=machine-a"}, keyEnv...)
 	onB := []string{"HARNESS_STORE=" + url, "HARNESS_HOST=machine-b"}
-
-	r := harness(t, dir, onA, "run", "--json", "--no-input", "agent.hcl", "Touch the file")
-	if r.code != 4 {
-		t.Fatalf("run on A: exit %d, want 4 (an action awaits approval)\n%s", r.code, r.stderr)
-	}
-	evs := parseEvents(t, r.stdout)
-	proposed := eventData(evs, "action.proposed")
-	if len(proposed) != 1 {
-		t.Fatalf("%d actions proposed, want 1", len(proposed))
-	}
-	action, id := toString(proposed[0]["action_id"]), evs[0].Session
+	action, id := deferTouch(t, dir, onA)
 	ran := filepath.Join(dir, "ran.txt")
 
 	// B lists it from anywhere, with its workspace and machine.
@@ -79,23 +63,8 @@ func TestPostgresApproveFromAnotherMachine(t *testing.T) {
 // without running anything; the resume, once the workspace is back, runs it.
 func TestApproveWithoutTheWorkspace(t *testing.T) {
 	t.Parallel()
-	fake := fakedeepseek.New(t,
-		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "call_t", Name: "terminal", Arguments: `{"command":"touch ran.txt"}`}}}),
-		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Waiting for approval."}),
-	)
-	fake.Repeat(answer)
 	dir := filepath.Join(t.TempDir(), "ws")
-	writeFile(t, filepath.Join(dir, "agent.hcl"), withTools(deepseekConfig(fake.URL, "  permissions {\n    unattended = \"defer\"\n  }", ""), "terminal"))
-	r := harness(t, dir, keyEnv, "run", "--json", "--no-input", "agent.hcl", "Touch the file")
-	if r.code != 4 {
-		t.Fatalf("run: exit %d, want 4\n%s", r.code, r.stderr)
-	}
-	evs := parseEvents(t, r.stdout)
-	proposed := eventData(evs, "action.proposed")
-	if len(proposed) != 1 {
-		t.Fatalf("%d actions proposed, want 1", len(proposed))
-	}
-	action, id := toString(proposed[0]["action_id"]), evs[0].Session
+	action, id := deferTouch(t, dir, keyEnv)
 
 	moved := dir + ".away"
 	if err := os.Rename(dir, moved); err != nil {
@@ -118,4 +87,27 @@ func TestApproveWithoutTheWorkspace(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "ran.txt")); err != nil {
 		t.Errorf("the resume did not run the approved command: %v", err)
 	}
+}
+
+// deferTouch runs, in dir with env, an agent (unattended = "defer") whose
+// model asks to run `touch ran.txt` and then waits: the run ends with exit
+// 4. It returns the pending action's id and the session's.
+func deferTouch(t *testing.T, dir string, env []string) (action, session string) {
+	t.Helper()
+	fake := fakedeepseek.New(t,
+		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "call_t", Name: "terminal", Arguments: `{"command":"touch ran.txt"}`}}}),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Waiting for approval."}),
+	)
+	fake.Repeat(answer)
+	writeFile(t, filepath.Join(dir, "agent.hcl"), withTools(deepseekConfig(fake.URL, "  permissions {\n    unattended = \"defer\"\n  }", ""), "terminal"))
+	r := harness(t, dir, env, "run", "--json", "--no-input", "agent.hcl", "Touch the file")
+	if r.code != 4 {
+		t.Fatalf("run: exit %d, want 4 (an action awaits approval)\n%s", r.code, r.stderr)
+	}
+	evs := parseEvents(t, r.stdout)
+	proposed := eventData(evs, "action.proposed")
+	if len(proposed) != 1 {
+		t.Fatalf("%d actions proposed, want 1", len(proposed))
+	}
+	return toString(proposed[0]["action_id"]), evs[0].Session
 }
