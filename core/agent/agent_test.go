@@ -286,3 +286,42 @@ func TestCompactorSummaryTimeoutFallsBack(t *testing.T) {
 		t.Errorf("events %v, want one context.compacted by the fallback", rec.events)
 	}
 }
+
+// batchRecorder is a fakeRecorder that can commit groups; groups lists
+// the event types of each RecordAll call.
+type batchRecorder struct {
+	fakeRecorder
+	groups [][]string
+}
+
+func (b *batchRecorder) RecordAll(ctx context.Context, ds ...event.Data) error {
+	var types []string
+	for _, d := range ds {
+		types = append(types, d.EventType())
+		_ = b.Record(ctx, d)
+	}
+	b.groups = append(b.groups, types)
+	return nil
+}
+
+// The events that close a model request (the last deltas, the message and,
+// for the answer, agent.response) are committed as one group when the
+// recorder can, and in the order they were recorded one by one.
+func TestRequestClosingEventsAreOneCommit(t *testing.T) {
+	t.Parallel()
+	one := &fakeRecorder{}
+	if _, out := New(Config{Session: "s"}, streamingModel{[]string{"hel", "lo"}}, noTools{}, one, nil).Run(context.Background(), []sdk.Message{{Role: sdk.RoleUser, Content: "go"}}); out.Status != StatusCompleted {
+		t.Fatalf("outcome %+v", out)
+	}
+	batched := &batchRecorder{}
+	if _, out := New(Config{Session: "s"}, streamingModel{[]string{"hel", "lo"}}, noTools{}, batched, nil).Run(context.Background(), []sdk.Message{{Role: sdk.RoleUser, Content: "go"}}); out.Status != StatusCompleted {
+		t.Fatalf("outcome %+v", out)
+	}
+	if strings.Join(batched.events, "\n") != strings.Join(one.events, "\n") {
+		t.Errorf("batched events differ from the one-by-one ones:\n%s\nvs\n%s", batched.events, one.events)
+	}
+	want := [][]string{{"assistant.message", "agent.response"}}
+	if fmt.Sprint(batched.groups) != fmt.Sprint(want) {
+		t.Errorf("groups %v, want %v", batched.groups, want)
+	}
+}

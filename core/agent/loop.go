@@ -98,6 +98,12 @@ type Loop struct {
 	// cutEstimated says the attempt that streamLimit just stopped is
 	// metered with estimates: its llm.usage event says so.
 	cutEstimated bool
+
+	// held collects the events recorded while holding (see hold): the
+	// closing events of a model request are committed together.
+	heldMu  sync.Mutex
+	holding bool
+	held    []event.Data
 }
 
 // New returns a loop. Totals start at zero; Restore sets them on resume.
@@ -159,7 +165,12 @@ func (l *Loop) Run(ctx context.Context, msgs []sdk.Message) ([]sdk.Message, Outc
 			}
 		}
 		l.turn++
-		msg, err := l.request(ctx, msgs)
+		msg, err := l.request(ctx, msgs) // holds the request's closing events
+		answered := err == nil && l.recordErr == nil && len(msg.ToolCalls) == 0 && msg.FinishReason != FinishPaused
+		if answered {
+			l.record(ctx, event.AgentResponse{Text: msg.Text, Refusal: msg.FinishReason == FinishRefusal})
+		}
+		l.release(ctx) // one commit, before any tool runs
 		if err == nil && l.recordErr != nil {
 			err = l.recordErr
 		}
@@ -170,8 +181,7 @@ func (l *Loop) Run(ctx context.Context, msgs []sdk.Message) ([]sdk.Message, Outc
 		if len(msg.ToolCalls) == 0 && msg.FinishReason == FinishPaused {
 			continue // the provider paused a long turn: sending it back resumes it
 		}
-		if len(msg.ToolCalls) == 0 {
-			l.record(ctx, event.AgentResponse{Text: msg.Text, Refusal: msg.FinishReason == FinishRefusal})
+		if answered {
 			status := StatusCompleted
 			if len(l.pending) > 0 {
 				status = StatusPending
@@ -294,6 +304,7 @@ func (l *Loop) request(ctx context.Context, msgs []sdk.Message) (llm.AssistantMe
 	l.prevPrompt = prompt
 	msg, binding, err := l.model.Complete(ctx, llm.Request{Bindings: l.cfg.Bindings, Messages: withPinned(msgs), Tools: defs,
 		PromptTokensEst: int64(est), Limit: l.streamLimit, Session: l.cfg.Session, Agent: l.cfg.Agent}, obs)
+	l.hold() // the last deltas, the request's event if not yet, the message: one commit (Run releases)
 	obs.flush()
 	obs.ensureRequest()
 	if err != nil {
@@ -374,11 +385,45 @@ func ToolContent(r sdk.Result) string {
 	return head + "\n" + r.Content
 }
 
-// record commits an event. The first failure is kept: the run stops with
-// it after the current request, rather than go on unrecorded.
+// record commits an event, or while holding adds it to the held ones. The
+// first failure is kept: the run stops with it after the current request,
+// rather than go on unrecorded.
 func (l *Loop) record(ctx context.Context, d event.Data) {
-	if err := l.rec.Record(context.WithoutCancel(ctx), d); err != nil && l.recordErr == nil {
+	l.heldMu.Lock()
+	if l.holding {
+		l.held = append(l.held, d)
+		l.heldMu.Unlock()
+		return
+	}
+	l.heldMu.Unlock()
+	l.keepErr(l.rec.Record(context.WithoutCancel(ctx), d))
+}
+
+func (l *Loop) keepErr(err error) {
+	if err != nil && l.recordErr == nil {
 		l.recordErr = &sdk.Error{Kind: sdk.KindInternal, Message: err.Error()}
+	}
+}
+
+// hold makes record collect events until release. Nothing between them
+// acts on the world (no tool runs), so committing the group at release
+// keeps the crash guarantee: every event is committed before it is shown,
+// and before anything that follows it happens.
+func (l *Loop) hold() {
+	l.heldMu.Lock()
+	defer l.heldMu.Unlock()
+	l.holding = true
+}
+
+// release commits the held events in one transaction (when the recorder
+// can) and stops holding.
+func (l *Loop) release(ctx context.Context) {
+	l.heldMu.Lock()
+	held := l.held
+	l.holding, l.held = false, nil
+	l.heldMu.Unlock()
+	if len(held) > 0 {
+		l.keepErr(event.RecordAll(context.WithoutCancel(ctx), l.rec, held...))
 	}
 }
 

@@ -35,6 +35,28 @@ type Recorder interface {
 	Record(ctx context.Context, d Data) error
 }
 
+// A Batcher is a Recorder that can commit several events in one
+// transaction: all or none, in order, none of them shown before all are
+// committed.
+type Batcher interface {
+	Recorder
+	RecordAll(ctx context.Context, ds ...Data) error
+}
+
+// RecordAll commits ds through rec: in one transaction when rec is a
+// Batcher, else one by one (stopping at the first failure).
+func RecordAll(ctx context.Context, rec Recorder, ds ...Data) error {
+	if b, ok := rec.(Batcher); ok {
+		return b.RecordAll(ctx, ds...)
+	}
+	for _, d := range ds {
+		if err := rec.Record(ctx, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Discard is a Recorder that records nothing.
 var Discard Recorder = discard{}
 

@@ -692,6 +692,32 @@ func (r *recorder) Record(ctx context.Context, d event.Data) error {
 	return nil
 }
 
+var _ event.Batcher = (*recorder)(nil)
+
+// RecordAll commits ds in one transaction, then hands them to the sink: an
+// event is shown only once it is committed, as with Record.
+func (r *recorder) RecordAll(ctx context.Context, ds ...event.Data) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	entries := make([]session.Entry, len(ds))
+	for i, d := range ds {
+		entries[i] = session.Entry{Type: d.EventType(), Data: d}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	evs, err := r.store.AppendAll(ctx, r.session, entries)
+	if err != nil {
+		return err
+	}
+	if r.sink != nil {
+		for _, ev := range evs {
+			r.sink(ev)
+		}
+	}
+	return nil
+}
+
 // progressStoreBytes is the executor's bound on stored progress from
 // permissions.terminal_store_bytes, where 0 keeps none.
 func progressStoreBytes(p config.Permissions) int64 {

@@ -148,3 +148,58 @@ func (s *Store) sessionExists(ctx context.Context, q queryer, id string) error {
 	}
 	return nil
 }
+
+// Entry is one event to commit with AppendAll: its type and data, as Append
+// takes them.
+type Entry struct {
+	Type string
+	Data any
+}
+
+// AppendAll commits entries to session in one transaction, in order, with
+// consecutive seqs: when it returns without error all of them are
+// committed, and on error none is. One transaction for the events a step
+// of the run produces together costs one commit (one fsync) instead of
+// one per event.
+func (s *Store) AppendAll(ctx context.Context, session string, entries []Entry) ([]Event, error) {
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	op := fmt.Sprintf("append %d events (%s…) to session %s", len(entries), entries[0].Type, session)
+	evs := make([]Event, len(entries))
+	for i, e := range entries {
+		if e.Type == "" {
+			return nil, s.fail(op, errors.New("empty event type"))
+		}
+		raw, err := encodeData(e.Data)
+		if err != nil {
+			return nil, s.fail(op, fmt.Errorf("%s: %w", e.Type, err))
+		}
+		evs[i] = Event{Session: session, Type: e.Type, Data: raw}
+	}
+	err := s.write(ctx, op, func(tx *sql.Tx) error {
+		now := time.Now().UTC()
+		for i := range evs {
+			ev := &evs[i]
+			ev.Time = now
+			var row *sql.Row
+			if s.pg {
+				row = tx.QueryRowContext(ctx, pgAppendSQL, session, now.UnixNano(), ev.Type, string(ev.Data))
+			} else {
+				row = tx.StmtContext(ctx, s.appendEvent).QueryRowContext(ctx, session, now.UnixNano(), ev.Type, string(ev.Data))
+			}
+			err := row.Scan(&ev.Seq)
+			if errors.Is(err, sql.ErrNoRows) {
+				return notFound("session")
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return evs, nil
+}
