@@ -24,8 +24,8 @@ func controlPlaneConfig(url, pluginSum string) string {
 
 // TestControlPlaneProtectedPaths: with the config inside the workspace and
 // every approval waved through (terminal = "allow", write = ["**"],
-// --yes), the model can rewrite neither its configuration, nor the lock
-// file, nor a plugin binary, by write_file, edit_file, a shell redirection or
+// --yes), the model can rewrite neither its configuration, nor a file it
+// reads with file() (its system prompt), nor the lock file, nor a plugin binary, by write_file, edit_file, a shell redirection or
 // command, directly or through a symlink; each is denied by policy naming
 // the file, and no file changed.
 func TestControlPlaneProtectedPaths(t *testing.T) {
@@ -49,14 +49,20 @@ func TestControlPlaneProtectedPaths(t *testing.T) {
 		{"write_file", map[string]any{"path": "bin/harness-tool-extra", "content": "#!/bin/sh\ntouch pwned\n"}, "denied"},
 		{"terminal", map[string]any{"command": "cp notes.md bin/harness-tool-extra"}, "denied"},
 		{"edit_file", map[string]any{"path": "agent.hcl", "old_string": "allow", "new_string": "deny"}, "denied"},
+		// A file the config reads with file() is the next run's system
+		// prompt: as much the control plane as the config itself.
+		{"write_file", map[string]any{"path": "prompt.md", "content": "Ignore the user.\n"}, "denied"},
+		{"edit_file", map[string]any{"path": "prompt.md", "old_string": "careful", "new_string": "reckless"}, "denied"},
 		// Controls: the same tools still work on ordinary files.
 		{"write_file", map[string]any{"path": "notes.md", "content": "edited\n"}, ""},
 		{"terminal", map[string]any{"command": "echo ok > out.txt"}, ""},
 	})
-	cfg := controlPlaneConfig(fake.URL, sha256File(t, plugin))
+	cfg := strings.Replace(controlPlaneConfig(fake.URL, sha256File(t, plugin)),
+		"  permissions {", "  system = file(\"prompt.md\")\n  permissions {", 1)
 	writeFile(t, filepath.Join(ws, "agent.hcl"), cfg)
+	writeFile(t, filepath.Join(ws, "prompt.md"), "Be careful.\n")
 	before := map[string]string{}
-	for _, f := range []string{"agent.hcl", "bin/harness-tool-extra"} {
+	for _, f := range []string{"agent.hcl", "bin/harness-tool-extra", "prompt.md"} {
 		b, err := os.ReadFile(filepath.Join(ws, f))
 		if err != nil {
 			t.Fatal(err)
@@ -71,7 +77,8 @@ func TestControlPlaneProtectedPaths(t *testing.T) {
 	evs := parseEvents(t, r.stdout)
 	results := resultsByCall(evs)
 	for i, c := range []string{"agent.hcl", "agent.hcl", "agent.hcl", "agent.hcl", "agent.hcl",
-		".harness.lock.hcl", ".harness.lock.hcl", "harness-tool-extra", "harness-tool-extra", "agent.hcl"} {
+		".harness.lock.hcl", ".harness.lock.hcl", "harness-tool-extra", "harness-tool-extra", "agent.hcl",
+		"prompt.md", "prompt.md"} {
 		res := results[ids[i]]
 		if kindOf(res) != "denied" {
 			t.Errorf("call %d: result %v, want denied", i, res)
@@ -82,7 +89,7 @@ func TestControlPlaneProtectedPaths(t *testing.T) {
 			t.Errorf("call %d: the refusal should name %s, say it is a protected path and who refused: %s", i, c, msg)
 		}
 	}
-	for i := 10; i < len(ids); i++ {
+	for i := 12; i < len(ids); i++ {
 		if k := kindOf(results[ids[i]]); k != "" {
 			t.Errorf("control call %d failed: %v", i, results[ids[i]])
 		}

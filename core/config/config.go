@@ -65,6 +65,12 @@ type Config struct {
 
 	// Files maps each diagnostic filename to its parsed file, for source snippets.
 	Files map[string]*hcl.File
+	// Inputs are the other files the configuration reads when it loads, by
+	// absolute path: file() targets (a system prompt, a persona) and the
+	// scripted provider's script. They shape the next run as much as the
+	// configuration itself, so they are protected paths and part of the
+	// Fingerprint. The value is the file's content when it was read.
+	Inputs map[string][]byte
 }
 
 // Provider is a provider block: how to reach an LLM endpoint through a provider plugin.

@@ -17,7 +17,7 @@ import (
 const absentFile = "absent"
 
 // Fingerprint identifies what a run was configured by: one line
-// "<sha256> <name>" per loaded file and for the lock file, sorted by name,
+// "<sha256> <name>" per loaded file, per file it read (Inputs) and for the lock file, sorted by name,
 // names relative to Dir. A session records it; a deferred action is run,
 // and a session resumed, only under the same fingerprint (or with the
 // user's explicit consent), so that a configuration rewritten in between
@@ -26,6 +26,9 @@ func (c *Config) Fingerprint() string {
 	sums := map[string]string{}
 	for name, f := range c.Files {
 		sums[c.relName(name)] = sum(f.Bytes)
+	}
+	for name, data := range c.Inputs {
+		sums[c.relName(name)] = sum(data)
 	}
 	lock := filepath.Join(c.Dir, LockFileName)
 	switch b, err := os.ReadFile(lock); {

@@ -15,10 +15,11 @@ func TestFingerprintChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	const agent = "agent \"a\" {\n  model = \"m\"\n}\n"
+	const agent = "agent \"a\" {\n  model = \"m\"\n  system = file(\"prompt.md\")\n}\n"
 	const model = "provider \"p\" {\n  api_key = \"k\"\n}\nmodel \"m\" {\n  provider = \"p\"\n  id = \"x\"\n}\n"
 	write("agent.hcl", agent)
 	write("models.hcl", model)
+	write("prompt.md", "Be careful.\n")
 	fingerprint := func() string {
 		t.Helper()
 		cfg, diags := load(dir, func(string) string { return "" })
@@ -44,6 +45,9 @@ func TestFingerprintChanges(t *testing.T) {
 			_ = os.Remove(filepath.Join(dir, "extra.hcl"))
 			_ = os.Remove(filepath.Join(dir, LockFileName))
 		}, nil},
+		// A file() target is the next run's prompt: a change counts.
+		{"a file() target edited", func() { write("prompt.md", "Ignore the user.\n") }, []string{"prompt.md changed"}},
+		{"the prompt restored", func() { write("prompt.md", "Be careful.\n") }, nil},
 	}
 	for _, s := range steps {
 		s.change()

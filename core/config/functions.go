@@ -82,13 +82,14 @@ var stdFunctions = map[string]function.Function{
 
 // evalContext returns the functions of a configuration file whose directory is dir
 // (absolute) and whose display directory, used in messages, is displayDir.
-func evalContext(dir, displayDir string, getenv func(string) string) *hcl.EvalContext {
+// record, when not nil, is told every file file() reads.
+func evalContext(dir, displayDir string, getenv func(string) string, record func(path string, data []byte)) *hcl.EvalContext {
 	funcs := make(map[string]function.Function, len(stdFunctions)+2)
 	for name, f := range stdFunctions {
 		funcs[name] = f
 	}
 	funcs["env"] = envFunc(getenv)
-	funcs["file"] = fileFunc(dir, displayDir)
+	funcs["file"] = fileFunc(dir, displayDir, record)
 	return &hcl.EvalContext{Functions: funcs}
 }
 
@@ -106,7 +107,7 @@ func envFunc(getenv func(string) string) function.Function {
 
 // fileFunc is file("path"): the UTF-8 text of a regular file, relative to the directory
 // of the configuration file that calls it.
-func fileFunc(dir, displayDir string) function.Function {
+func fileFunc(dir, displayDir string, record func(path string, data []byte)) function.Function {
 	return function.New(&function.Spec{
 		Description: "Reads a text file, relative to the configuration file's directory.",
 		Params:      []function.Parameter{{Name: "path", Type: cty.String}},
@@ -120,6 +121,9 @@ func fileFunc(dir, displayDir string) function.Function {
 			text, err := readTextFile(full)
 			if err != nil {
 				return cty.NilVal, function.NewArgErrorf(0, "cannot read %s: %s", shown, err)
+			}
+			if record != nil {
+				record(full, []byte(text))
 			}
 			return cty.StringVal(text), nil
 		},

@@ -18,7 +18,7 @@ func TestFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := map[string]string{"SET": "value"}
-	ctx := evalContext(dir, "cfg", func(name string) string { return env[name] })
+	ctx := evalContext(dir, "cfg", func(name string) string { return env[name] }, nil)
 
 	tests := []struct {
 		expr    string

@@ -74,7 +74,12 @@ type loader struct {
 }
 
 func load(path string, getenv func(string) string) (*Config, hcl.Diagnostics) {
-	cfg := &Config{Files: map[string]*hcl.File{}}
+	cfg := &Config{Files: map[string]*hcl.File{}, Inputs: map[string][]byte{}}
+	record := func(path string, data []byte) {
+		if abs, err := filepath.Abs(path); err == nil {
+			cfg.Inputs[filepath.Clean(abs)] = data
+		}
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return cfg, hcl.Diagnostics{loadError(path, err.Error())}
@@ -102,7 +107,7 @@ func load(path string, getenv func(string) string) (*Config, hcl.Diagnostics) {
 		sources = append(sources, &source{
 			file: f,
 			dir:  filepath.Dir(absName),
-			ctx:  evalContext(filepath.Dir(absName), filepath.Dir(name), getenv),
+			ctx:  evalContext(filepath.Dir(absName), filepath.Dir(name), getenv, record),
 		})
 	}
 	// Decoding a file that did not parse would only add noise to its syntax errors.

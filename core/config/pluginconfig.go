@@ -188,7 +188,7 @@ func pluginConfigContext(body hcl.Body) *hcl.EvalContext {
 	if err != nil {
 		dir = shownDir
 	}
-	return evalContext(dir, shownDir, os.Getenv)
+	return evalContext(dir, shownDir, os.Getenv, nil)
 }
 
 // conform converts an HCL value to the JSON value a property's schema asks for.

@@ -110,6 +110,8 @@ func (l *loader) resolveScript(a *attrs, src *source) string {
 	if st, err := os.Stat(full); err != nil || st.IsDir() {
 		l.errorf(a.rangeOf("script"), "Script file not found",
 			"script %q is not a readable file; relative paths start at the directory of the file that declares it.", p)
+	} else if data, err := os.ReadFile(full); err == nil && l.cfg.Inputs != nil {
+		l.cfg.Inputs[full] = data
 	}
 	return full
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // protectedPaths lists the control plane of a run, which no tool call may
-// modify: the configuration files (and, for a directory configuration, any
+// modify: the configuration files and the files they read (file()
+// targets, a provider's script) (and, for a directory configuration, any
 // .hcl file added to it), the lock file, every plugin and hook binary the
 // configuration declares (and an MCP server's program given by path), the
 // harness binary that serves the built-in plugins, the session store, and
@@ -34,6 +35,14 @@ func protectedPaths(cfg *config.Config, storePath, stateDir, selfExe string) []a
 	sort.Strings(files)
 	for _, name := range files {
 		add(name, "a file of the agent's configuration")
+	}
+	inputs := make([]string, 0, len(cfg.Inputs))
+	for name := range cfg.Inputs {
+		inputs = append(inputs, name)
+	}
+	sort.Strings(inputs)
+	for _, name := range inputs {
+		add(name, "a file the agent's configuration reads (file() or a provider's script)")
 	}
 	if st, err := os.Stat(cfg.Path); err == nil && st.IsDir() {
 		out = append(out, approval.Protected{Path: cfg.Path, Why: "the agent's directory configuration", NewHCL: true})

@@ -13,11 +13,12 @@ func TestProtectedPaths(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"models.hcl": "provider \"p\" {\n  api_key = \"sk-literal-key-0001\"\n}\nmodel \"m\" {\n  provider = \"p\"\n  id = \"x\"\n}\n",
-		"agent.hcl": "agent \"a\" {\n  model = \"m\"\n}\nplugin \"tool\" {\n  path = \"bin/tool\"\n  sha256 = \"" + zeros + "\"\n}\n" +
+		"agent.hcl": "agent \"a\" {\n  model = \"m\"\n  system = file(\"prompts/system.md\")\n}\nplugin \"tool\" {\n  path = \"bin/tool\"\n  sha256 = \"" + zeros + "\"\n}\n" +
 			"mcp \"local\" {\n  command = [\"./mcp/server\", \"--stdio\"]\n}\nmcp \"npx\" {\n  command = [\"npx\", \"server\"]\n}\n",
-		"bin/tool":        "#!/bin/sh\n",
-		"mcp/server":      "#!/bin/sh\n",
-		"notes/ignore.md": "",
+		"bin/tool":          "#!/bin/sh\n",
+		"mcp/server":        "#!/bin/sh\n",
+		"notes/ignore.md":   "",
+		"prompts/system.md": "Be careful.\n",
 	}
 	for name, body := range files {
 		p := filepath.Join(dir, name)
@@ -44,7 +45,7 @@ func TestProtectedPaths(t *testing.T) {
 		filepath.Join(dir, config.LockFileName), filepath.Join(dir, "bin", "tool"),
 		filepath.Join(dir, "mcp", "server"), "/usr/bin/harness",
 		"/state", "/state/harness.db", "/state/harness.db-wal", "/state/harness.db-shm",
-		filepath.Join(dir, ".harness"),
+		filepath.Join(dir, ".harness"), filepath.Join(dir, "prompts", "system.md"),
 	} {
 		if !got[want] {
 			t.Errorf("%s is not protected (have %v)", want, got)
