@@ -76,6 +76,20 @@ func TestScaffoldProviderEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+
+	// A setting the schema marks secret never reaches the events, even
+	// when the provider echoes it.
+	const secret = "sk-greeter-never-shown-1234"
+	leaky := strings.Replace(string(cfg), `  reply  = "Hello from greeter." # a setting of the plugin's own schema`,
+		fmt.Sprintf("  reply   = \"Your key is %s.\"\n  api_key = %q", secret, secret), 1)
+	writeFile(t, filepath.Join(dir, "leaky.hcl"), leaky)
+	r = harness(t, dir, nil, "run", "--json", "--no-input", "leaky.hcl", "Say hello")
+	if r.code != 0 {
+		t.Fatalf("run leaky.hcl: exit %d\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, secret) || !strings.Contains(r.stdout, "Your key is [redacted].") {
+		t.Fatalf("the events do not redact the secret setting:\n%s", r.stdout)
+	}
 	bad := strings.Replace(string(cfg), `  reply  = "Hello from greeter." # a setting of the plugin's own schema`,
 		"  reply   = [\"not\", \"a string\"] # ERROR: Incorrect attribute value type\n"+
 			"  colour  = \"blue\"             # ERROR: Unsupported argument", 1)

@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -281,7 +283,7 @@ func (s streamer) Stream(ctx context.Context, h sdk.Handle, req sdk.StreamReques
 // build assembles the session's tools, prompt and loop.
 func (r *Runner) build(ctx context.Context) error {
 	if r.rec == nil {
-		r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink}
+		r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink, secrets: r.secrets}
 	}
 	if err := r.prepareTools(ctx); err != nil {
 		return err
@@ -513,7 +515,7 @@ func (r *Runner) Start(ctx context.Context, task string) error {
 	}
 	r.session = info.ID
 	r.keepAlive()
-	r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink}
+	r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink, secrets: r.secrets}
 	text := prompt.TaskMessage(task, r.opts.Now().Format("2006-01-02"), r.cfg.Workspace)
 	if err := r.rec.Record(ctx, event.SessionStarted{
 		Agent: r.agent.Name, Model: model, Workspace: r.cfg.Workspace, Config: r.cfg.Path, Task: text,
@@ -646,7 +648,7 @@ func (r *Runner) End(ctx context.Context, status string) error {
 		r.stopBeat() // EndSession lets the lease go
 	}
 	if r.rec == nil { // a resume that failed before its tools were built
-		r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink}
+		r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink, secrets: r.secrets}
 	}
 	t := r.Totals()
 	err := r.rec.Record(ctx, event.SessionEnded{Status: status, Turns: t.Turns, Tokens: t.Tokens, CostUSD: t.CostUSD, PendingActions: t.Pending})
@@ -675,6 +677,8 @@ type recorder struct {
 	store   *session.Store
 	session string
 	sink    func(session.Event)
+	// secrets returns the values no event may carry (nil: none).
+	secrets func() []string
 }
 
 var _ event.Recorder = (*recorder)(nil)
@@ -682,7 +686,7 @@ var _ event.Recorder = (*recorder)(nil)
 func (r *recorder) Record(ctx context.Context, d event.Data) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	ev, err := r.store.Append(ctx, r.session, d.EventType(), d)
+	ev, err := r.store.Append(ctx, r.session, d.EventType(), r.redacted(d))
 	if err != nil {
 		return err
 	}
@@ -702,7 +706,7 @@ func (r *recorder) RecordAll(ctx context.Context, ds ...event.Data) error {
 	}
 	entries := make([]session.Entry, len(ds))
 	for i, d := range ds {
-		entries[i] = session.Entry{Type: d.EventType(), Data: d}
+		entries[i] = session.Entry{Type: d.EventType(), Data: r.redacted(d)}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -717,6 +721,36 @@ func (r *recorder) RecordAll(ctx context.Context, ds ...event.Data) error {
 	}
 	return nil
 }
+
+// redacted is what is stored of d: d without the run's secrets.
+func (r *recorder) redacted(d event.Data) any {
+	if r.secrets == nil {
+		return d
+	}
+	return redactEvent(d, r.secrets())
+}
+
+// redactEvent returns d as JSON with every secret of at least
+// minEventSecret bytes replaced by [redacted]; d itself when there is none.
+func redactEvent(d event.Data, secrets []string) any {
+	secrets = slices.DeleteFunc(slices.Clone(secrets), func(s string) bool { return len(s) < minEventSecret })
+	if len(secrets) == 0 {
+		return d
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return d
+	}
+	for _, s := range secrets {
+		quoted, _ := json.Marshal(s)
+		b = bytes.ReplaceAll(b, quoted[1:len(quoted)-1], []byte("[redacted]"))
+	}
+	return json.RawMessage(b)
+}
+
+// minEventSecret is the shortest secret redacted from events: shorter
+// api_key values are placeholders ("ollama") that also name things.
+const minEventSecret = 8
 
 // progressStoreBytes is the executor's bound on stored progress from
 // permissions.terminal_store_bytes, where 0 keeps none.
