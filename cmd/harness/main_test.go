@@ -134,6 +134,10 @@ func TestValidateExamples(t *testing.T) {
 			t.Errorf("%s is not formatted: %s", ex, r.stdout)
 		}
 	}
+	// The README's command, over every example (the plugin scaffolds included).
+	if r := harness(t, root, nil, "fmt", "--check", "examples/"); r.code != 0 {
+		t.Errorf("fmt --check examples/: exit %d, unformatted: %s%s", r.code, r.stdout, r.stderr)
+	}
 }
 
 const invalidConfig = `model "m" {

@@ -15,6 +15,8 @@ import (
 	"regexp"
 	"strings"
 	"text/template"
+
+	"github.com/hashicorp/hcl/v2/hclwrite"
 )
 
 //go:embed templates
@@ -85,11 +87,17 @@ func Write(o Options) ([]string, error) {
 			return err
 		}
 		rel := strings.TrimSuffix(strings.TrimPrefix(p, root+"/"), ".tmpl")
+		body := out.Bytes()
+		if strings.HasSuffix(rel, ".hcl") {
+			// The alignment of = and comments depends on the name filled
+			// in: format as `harness fmt` does, so `fmt --check` passes.
+			body = hclwrite.Format(body)
+		}
 		dst := filepath.Join(o.Dir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(dst, out.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(dst, body, 0o644); err != nil {
 			return err
 		}
 		written = append(written, rel)

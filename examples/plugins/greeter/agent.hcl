@@ -10,7 +10,7 @@ plugin "greeter" {
 }
 
 provider "greeter" {
-  plugin = "greeter"          # a plugin block's name: this provider's plugin
+  plugin = "greeter"             # a plugin block's name: this provider's plugin
   reply  = "Hello from greeter." # a setting of the plugin's own schema
 }
 
