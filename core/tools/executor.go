@@ -141,15 +141,16 @@ func (e *Executor) CountPrior(calls ...sdk.Call) {
 // the event log in the order the model made them; Run does not record them
 // again.
 func (e *Executor) Announce(ctx context.Context, calls ...sdk.Call) {
+	var evs []event.Data
 	for _, call := range calls {
 		if _, dup := e.announced.LoadOrStore(call.ID, true); dup {
 			continue
 		}
-		c := &callRun{e: e, rec: e.rec, call: call}
-		c.record(ctx, event.ToolCall{CallID: call.ID, Tool: call.Tool, Arguments: argumentsJSON(call.Arguments)})
-		if c.recordErr != nil {
-			e.log.Error("event not recorded", "type", event.TypeToolCall, "call", call.ID, "error", c.recordErr)
-		}
+		evs = append(evs, event.ToolCall{CallID: call.ID, Tool: call.Tool, Arguments: argumentsJSON(call.Arguments)})
+	}
+	// One commit for the calls of the group, before any of them runs.
+	if err := event.RecordAll(context.WithoutCancel(ctx), e.rec, evs...); err != nil {
+		e.log.Error("event not recorded", "type", event.TypeToolCall, "calls", len(evs), "error", err)
 	}
 }
 
