@@ -37,7 +37,7 @@ func host(b *testing.B, bin, name string) (*pluginhost.Host, *pluginhost.ToolHan
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := h.Register(pluginhost.Spec{Name: name, Kind: sdk.KindTool, Builtin: true}); err != nil {
+	if err := h.Register(pluginhost.Spec{Name: name, Kind: sdk.PluginTool, Builtin: true}); err != nil {
 		b.Fatal(err)
 	}
 	th, err := h.Tool(name)
@@ -70,7 +70,7 @@ func bareTool(b *testing.B, args ...string) (toolv1.ToolClient, *grpc.ClientConn
 	if err != nil {
 		b.Fatal(err)
 	}
-	raw, err := rpc.Dispense(sdk.KindTool)
+	raw, err := rpc.Dispense(sdk.PluginTool)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func BenchmarkProviderStream(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer h.Close()
-	if err := h.Register(pluginhost.Spec{Name: "deepseek", Kind: sdk.KindProvider, Builtin: true, Serves: "provider-deepseek"}); err != nil {
+	if err := h.Register(pluginhost.Spec{Name: "deepseek", Kind: sdk.PluginProvider, Builtin: true, Serves: "provider-deepseek"}); err != nil {
 		b.Fatal(err)
 	}
 	ph, err := h.Provider("deepseek")

@@ -10,11 +10,23 @@ import (
 // ProtocolVersion is the major version of the plugin protocol (sdk/proto/*v1).
 const ProtocolVersion = 1
 
-// Plugin set keys: the kind of service a plugin serves.
+// Plugin set keys: the kind of service a plugin serves. (The Kind*
+// constants of errors.go are error kinds, a different thing.)
 const (
-	KindTool     = "tool"
-	KindProvider = "provider"
-	KindHook     = "hook"
+	PluginTool     = "tool"
+	PluginProvider = "provider"
+	PluginHook     = "hook"
+)
+
+// Deprecated plugin kind names, kept for plugins built against an older
+// SDK; they read like the error kinds (KindTimeout, …).
+const (
+	// Deprecated: use PluginTool.
+	KindTool = PluginTool
+	// Deprecated: use PluginProvider.
+	KindProvider = PluginProvider
+	// Deprecated: use PluginHook.
+	KindHook = PluginHook
 )
 
 // Handshake is the fixed go-plugin handshake of every harness plugin. The
@@ -33,9 +45,9 @@ const MaxMessageSize = 256 << 20
 func HostPluginSets() map[int]plugin.PluginSet {
 	return map[int]plugin.PluginSet{
 		ProtocolVersion: {
-			KindTool:     &ToolGRPCPlugin{},
-			KindProvider: &ProviderGRPCPlugin{},
-			KindHook:     &HookGRPCPlugin{},
+			PluginTool:     &ToolGRPCPlugin{},
+			PluginProvider: &ProviderGRPCPlugin{},
+			PluginHook:     &HookGRPCPlugin{},
 		},
 	}
 }

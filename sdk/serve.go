@@ -14,17 +14,17 @@ import (
 
 // ServeTool serves a tool plugin until the host disconnects. Call it from main.
 func ServeTool(impl ToolPlugin) {
-	serve(KindTool, &ToolGRPCPlugin{Impl: impl})
+	serve(PluginTool, &ToolGRPCPlugin{Impl: impl})
 }
 
 // ServeProvider serves an LLM provider plugin until the host disconnects.
 func ServeProvider(impl Provider) {
-	serve(KindProvider, &ProviderGRPCPlugin{Impl: impl})
+	serve(PluginProvider, &ProviderGRPCPlugin{Impl: impl})
 }
 
 // ServeHook serves a hook plugin until the host disconnects.
 func ServeHook(impl Hook) {
-	serve(KindHook, &HookGRPCPlugin{Impl: impl})
+	serve(PluginHook, &HookGRPCPlugin{Impl: impl})
 }
 
 // Logger returns the plugin's logger: JSON lines written straight to the

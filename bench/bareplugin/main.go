@@ -68,7 +68,7 @@ func (grpcPlugin) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.ClientCo
 func main() {
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: map[int]plugin.PluginSet{sdk.ProtocolVersion: {sdk.KindProvider: grpcPlugin{}}},
+		VersionedPlugins: map[int]plugin.PluginSet{sdk.ProtocolVersion: {sdk.PluginProvider: grpcPlugin{}}},
 		GRPCServer:       plugin.DefaultGRPCServer,
 	})
 }

@@ -106,7 +106,7 @@ func (r *renderer) question(act approval.Action) string {
 		if more := r.diffLines(&b, visible(act.Diff), maxQuestionDiff); more > 0 {
 			r.gutterLines(&b, fmt.Sprintf("… %s more, see `harness actions show %s`", countNoun(more, "line"), act.ID), ansiDim)
 		}
-	case len(act.Arguments) > 0 && act.Kind != approval.KindWriteFile:
+	case len(act.Arguments) > 0 && act.Kind != approval.ActionWriteFile:
 		r.gutterLines(&b, visible(indentJSON(act.Arguments)), "")
 	}
 	answers := "[y]es / [n]o / n REASON: no, and tell the model why"

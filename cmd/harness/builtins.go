@@ -23,13 +23,13 @@ type builtin struct {
 // builtins is the composition root's list of built-in plugins. The core
 // never imports plugins; it learns of these through the catalog.
 var builtins = []builtin{
-	{catalog.Builtin{Name: "readfile", Kind: sdk.KindTool, Tools: []string{"read_file"}}, func() { sdk.ServeTool(readfile.New()) }},
-	{catalog.Builtin{Name: "writefile", Kind: sdk.KindTool, Tools: []string{"write_file", "edit_file"}}, func() { sdk.ServeTool(writefile.New()) }},
-	{catalog.Builtin{Name: "terminal", Kind: sdk.KindTool, Tools: []string{"terminal"}}, func() { sdk.ServeTool(terminal.New()) }},
-	{catalog.Builtin{Name: "search", Kind: sdk.KindTool, Tools: []string{"search_workspace", "list_files"}}, func() { sdk.ServeTool(search.New()) }},
-	{catalog.Builtin{Name: "provider-deepseek", Kind: sdk.KindProvider}, func() { sdk.ServeProvider(deepseek.New()) }},
-	{catalog.Builtin{Name: "provider-anthropic", Kind: sdk.KindProvider}, func() { sdk.ServeProvider(anthropic.New()) }},
-	{catalog.Builtin{Name: "provider-script", Kind: sdk.KindProvider}, func() { sdk.ServeProvider(script.New()) }},
+	{catalog.Builtin{Name: "readfile", Kind: sdk.PluginTool, Tools: []string{"read_file"}}, func() { sdk.ServeTool(readfile.New()) }},
+	{catalog.Builtin{Name: "writefile", Kind: sdk.PluginTool, Tools: []string{"write_file", "edit_file"}}, func() { sdk.ServeTool(writefile.New()) }},
+	{catalog.Builtin{Name: "terminal", Kind: sdk.PluginTool, Tools: []string{"terminal"}}, func() { sdk.ServeTool(terminal.New()) }},
+	{catalog.Builtin{Name: "search", Kind: sdk.PluginTool, Tools: []string{"search_workspace", "list_files"}}, func() { sdk.ServeTool(search.New()) }},
+	{catalog.Builtin{Name: "provider-deepseek", Kind: sdk.PluginProvider}, func() { sdk.ServeProvider(deepseek.New()) }},
+	{catalog.Builtin{Name: "provider-anthropic", Kind: sdk.PluginProvider}, func() { sdk.ServeProvider(anthropic.New()) }},
+	{catalog.Builtin{Name: "provider-script", Kind: sdk.PluginProvider}, func() { sdk.ServeProvider(script.New()) }},
 }
 
 func builtinCatalog() []catalog.Builtin {

@@ -20,7 +20,7 @@ func TestBuiltinToolListsMatchThePlugins(t *testing.T) {
 		"readfile": readfile.New(), "writefile": writefile.New(), "terminal": terminal.New(), "search": search.New(),
 	}
 	for _, b := range builtins {
-		if b.Kind != sdk.KindTool {
+		if b.Kind != sdk.PluginTool {
 			continue
 		}
 		p, ok := plugins[b.Name]

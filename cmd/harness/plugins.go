@@ -98,15 +98,15 @@ func (c *cli) pluginsList(ctx context.Context, args []string) error {
 		switch {
 		case p.Err != nil:
 			offers = "error: " + firstLine(p.Err.Error())
-		case p.Spec.Kind == sdk.KindTool:
+		case p.Spec.Kind == sdk.PluginTool:
 			names := make([]string, len(p.Info.Tools))
 			for i, t := range p.Info.Tools {
 				names[i] = t.Name
 			}
 			offers = strings.Join(names, ", ")
-		case p.Spec.Kind == sdk.KindProvider:
+		case p.Spec.Kind == sdk.PluginProvider:
 			offers = models[p.Spec.Name]
-		case p.Spec.Kind == sdk.KindHook:
+		case p.Spec.Kind == sdk.PluginHook:
 			if h := cfg.Hook(p.Spec.Name); h != nil {
 				offers = "phases: " + strings.Join(h.Phases, ", ")
 			}
@@ -133,7 +133,7 @@ func (c *cli) pluginsList(ctx context.Context, args []string) error {
 func (c *cli) providerModels(ctx context.Context, cat *catalog.Catalog) map[string]string {
 	out := map[string]string{}
 	for _, p := range cat.Plugins() {
-		if p.Spec.Kind != sdk.KindProvider {
+		if p.Spec.Kind != sdk.PluginProvider {
 			continue
 		}
 		ph, err := cat.Host().Provider(p.Spec.Name)
@@ -164,7 +164,7 @@ func (c *cli) pluginsDescribe(ctx context.Context, name string, args []string) e
 	if !ok {
 		return exitf(exitUsage, "no plugin named %q (see `harness plugins list`)", name)
 	}
-	if p.Spec.Kind == sdk.KindProvider {
+	if p.Spec.Kind == sdk.PluginProvider {
 		ph, err := host.Provider(name)
 		if err != nil {
 			return err
@@ -175,7 +175,7 @@ func (c *cli) pluginsDescribe(ctx context.Context, name string, args []string) e
 		}
 		return printJSON(c, map[string]any{"name": name, "kind": p.Spec.Kind, "models": models})
 	}
-	if p.Spec.Kind == sdk.KindHook {
+	if p.Spec.Kind == sdk.PluginHook {
 		hh, err := host.Hook(name)
 		if err != nil {
 			return err

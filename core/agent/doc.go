@@ -12,7 +12,7 @@
 // past the agent's threshold.
 //
 // The loop does not know plugins, HTTP, HCL or terminals: it is given a
-// Model, Tools and a Recorder, which cmd/harness wires from the
-// configuration. Rebuilding a conversation from recorded events (resume)
+// Model, Tools and a Recorder (of core/event types), which core/runner
+// wires from the configuration. Rebuilding a conversation from recorded events (resume)
 // is in resume.go.
 package agent

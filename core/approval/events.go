@@ -26,10 +26,10 @@ const (
 
 // Action kinds.
 const (
-	KindTerminal  = "terminal"
-	KindWriteFile = "write_file"
-	KindMCP       = "mcp"
-	KindTool      = "tool"
+	ActionTerminal  = "terminal"
+	ActionWriteFile = "write_file"
+	ActionMCP       = "mcp"
+	ActionTool      = "tool"
 )
 
 // ProposedEvent is the data of action.proposed.

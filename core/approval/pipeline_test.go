@@ -277,9 +277,9 @@ func TestToolsAndMCPDecisions(t *testing.T) {
 			e := newEnv(t, ws, store, envOptions{yes: tt.yes})
 			check(t, e, nil, tt.tool, []byte(`{"x":1}`), tt.want)
 			if acts := e.actions(t); len(acts) == 1 {
-				wantKind := approval.KindTool
+				wantKind := approval.ActionTool
 				if strings.Contains(tt.tool, "__") {
-					wantKind = approval.KindMCP
+					wantKind = approval.ActionMCP
 				}
 				if acts[0].Kind != wantKind {
 					t.Errorf("action kind %q, want %q", acts[0].Kind, wantKind)
@@ -299,7 +299,7 @@ func TestAskerSeesTheAction(t *testing.T) {
 		t.Fatal("not asked")
 	}
 	a := asker.asked[0]
-	if a.ID == "" || a.Kind != approval.KindTerminal || a.Summary != "ls && curl example.com" || !strings.Contains(a.Reason, "curl example.com") {
+	if a.ID == "" || a.Kind != approval.ActionTerminal || a.Summary != "ls && curl example.com" || !strings.Contains(a.Reason, "curl example.com") {
 		t.Errorf("asked about %+v", a)
 	}
 }

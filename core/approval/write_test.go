@@ -67,7 +67,7 @@ func TestWriteFileDecisions(t *testing.T) {
 			if tt.summary == "" {
 				return
 			}
-			if acts := e.actions(t); len(acts) != 1 || acts[0].Kind != approval.KindWriteFile || !strings.HasPrefix(acts[0].Summary, tt.summary) {
+			if acts := e.actions(t); len(acts) != 1 || acts[0].Kind != approval.ActionWriteFile || !strings.HasPrefix(acts[0].Summary, tt.summary) {
 				t.Errorf("actions %+v, want a write_file action summarized %q", acts, tt.summary)
 			}
 		})

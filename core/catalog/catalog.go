@@ -17,7 +17,7 @@ import (
 // Builtin is a plugin compiled into the harness binary.
 type Builtin struct {
 	Name string
-	Kind string // sdk.KindTool or sdk.KindProvider
+	Kind string // sdk.PluginTool or sdk.PluginProvider
 	// Tools are the tools a built-in tool plugin offers, known without
 	// starting it, so a run starts only the plugins its agent needs.
 	Tools []string
@@ -72,14 +72,14 @@ func New(cfg *config.Config, host *pluginhost.Host, builtins []Builtin) (*Catalo
 		}
 	}
 	for _, p := range cfg.Plugins {
-		kind := sdk.KindTool
+		kind := sdk.PluginTool
 		if cfg.ProviderPluginBlock(p.Name) {
-			kind = sdk.KindProvider
+			kind = sdk.PluginProvider
 		}
 		add(pluginhost.Spec{Name: p.Name, Kind: kind, Path: p.Path, SHA256: cfg.ExpectedSHA256(p.Name, lock), Env: envList(p.Env)}, p.DeclRange)
 	}
 	for _, h := range cfg.Hooks {
-		add(pluginhost.Spec{Name: h.Name, Kind: sdk.KindHook, Path: h.Path, SHA256: cfg.ExpectedSHA256(h.Name, lock)}, h.DeclRange)
+		add(pluginhost.Spec{Name: h.Name, Kind: sdk.PluginHook, Path: h.Path, SHA256: cfg.ExpectedSHA256(h.Name, lock)}, h.DeclRange)
 	}
 	return c, diags
 }
@@ -104,7 +104,7 @@ func (c *Catalog) Host() *pluginhost.Host { return c.host }
 func (c *Catalog) Describe(ctx context.Context, names ...string) error {
 	if len(names) == 0 {
 		for name, p := range c.plugins {
-			if p.Spec.Kind == sdk.KindTool || p.Spec.Kind == sdk.KindProvider && !p.Spec.Builtin {
+			if p.Spec.Kind == sdk.PluginTool || p.Spec.Kind == sdk.PluginProvider && !p.Spec.Builtin {
 				names = append(names, name)
 			}
 		}
@@ -144,7 +144,7 @@ func (c *Catalog) DescribeFor(ctx context.Context, tools []string) error {
 	}
 	if thirdParty {
 		for name, p := range c.plugins {
-			if p.Spec.Kind == sdk.KindTool && !p.Spec.Builtin {
+			if p.Spec.Kind == sdk.PluginTool && !p.Spec.Builtin {
 				need[name] = true
 			}
 		}
@@ -164,7 +164,7 @@ func (c *Catalog) describe(ctx context.Context, name string) error {
 	c.mu.Lock()
 	kind := c.plugins[name].Spec.Kind
 	c.mu.Unlock()
-	if kind == sdk.KindProvider {
+	if kind == sdk.PluginProvider {
 		return c.describeProvider(ctx, name)
 	}
 	th, err := c.host.Tool(name)
@@ -308,5 +308,5 @@ func (c *Catalog) ConfigSchema(plugin string) []byte {
 // HasProviderPlugin implements config.ProviderCatalog.
 func (c *Catalog) HasProviderPlugin(name string) bool {
 	p, ok := c.Plugin(name)
-	return ok && p.Spec.Kind == sdk.KindProvider
+	return ok && p.Spec.Kind == sdk.PluginProvider
 }

@@ -7,8 +7,9 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// Catalog is what Check needs to know from the running plugins. The plugin host
-// implements it after asking the built-in and declared plugins what they offer.
+// Catalog is what Check needs to know from the running plugins.
+// core/catalog implements it after asking the built-in and declared plugins
+// (through core/pluginhost) what they offer.
 type Catalog interface {
 	// HasTool reports whether a built-in or declared plugin offers the tool name.
 	HasTool(name string) bool

@@ -14,7 +14,7 @@
 //
 // Check adds the checks that need answers from running plugins (which tools
 // exist, what configuration a plugin accepts) through the small Catalog
-// interface, which the plugin host implements. CheckIntegrity compares plugin
+// interface, which core/catalog implements. CheckIntegrity compares plugin
 // and hook files against the checksums of their blocks or of the lock file.
 //
 // The package does not start plugins, talk to MCP servers or providers, or

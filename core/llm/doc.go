@@ -18,9 +18,9 @@
 //     backoff, the budget pre-check, metering — around one streamed attempt
 //     through a [Streamer].
 //
-// It does not own the provider plugins or their processes: the plugin host
-// implements [Streamer] around sdk.ProviderClient (and restarts a crashed
-// plugin); provider wire formats live in the provider plugins. It does not
+// It does not own the provider plugins or their processes: core/runner
+// implements [Streamer] around a core/pluginhost provider handle (the host
+// restarts a crashed plugin); provider wire formats live in the provider plugins. It does not
 // write events or usage rows either: it reports retries, chunks and usage to
 // an [Observer], and the caller records them (llm.retry, assistant.chunk,
 // llm.usage, token_usage).

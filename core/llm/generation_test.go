@@ -72,7 +72,7 @@ func TestProviderKilledBetweenPrepareAndStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer host.Close()
-	if err := host.Register(pluginhost.Spec{Name: "script", Kind: sdk.KindProvider, Path: bin, SHA256: sum}); err != nil {
+	if err := host.Register(pluginhost.Spec{Name: "script", Kind: sdk.PluginProvider, Path: bin, SHA256: sum}); err != nil {
 		t.Fatal(err)
 	}
 	ph, err := host.Provider("script")

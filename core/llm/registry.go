@@ -24,8 +24,8 @@ type ModelDecl struct {
 	Pricing         *sdk.Pricing // nil: the provider's pricing
 }
 
-// ModelLister returns the models a provider reports (the plugin host asks the
-// provider plugin's Models).
+// ModelLister returns the models a provider reports (core/runner asks the
+// provider plugin's Models through core/pluginhost).
 type ModelLister func(ctx context.Context, provider string) ([]sdk.ModelInfo, error)
 
 // Registry resolves HCL model names to Bindings. It asks each provider for its

@@ -6,8 +6,8 @@ import (
 	"github.com/harness-agent/harness/sdk"
 )
 
-// Streamer is one provider as the LLM layer uses it. The plugin host
-// implements it around sdk.ProviderClient: Prepare is PrepareCall with
+// Streamer is one provider as the LLM layer uses it. core/runner
+// implements it around a core/pluginhost provider handle: Prepare is PrepareCall with
 // [Binding.PrepareRequest], Stream is Stream. A Streamer reports a plugin
 // that crashed or whose connection broke as an *sdk.Error of kind
 // process_exit (and starts a fresh plugin on the next call); a provider

@@ -24,7 +24,7 @@ func BenchmarkStartToFirstCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_ = h.Register(pluginhost.Spec{Name: "tp", Kind: sdk.KindTool, Builtin: true})
+		_ = h.Register(pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Builtin: true})
 		th, _ := h.Tool("tp")
 		if _, err := th.Execute(ctx, noop, nil); err != nil {
 			b.Fatal(err)
@@ -60,7 +60,7 @@ func BenchmarkNoopCallThroughHost(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer h.Close()
-	_ = h.Register(pluginhost.Spec{Name: "tp", Kind: sdk.KindTool, Builtin: true})
+	_ = h.Register(pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Builtin: true})
 	th, _ := h.Tool("tp")
 	if _, err := th.Execute(ctx, noop, nil); err != nil {
 		b.Fatal(err)

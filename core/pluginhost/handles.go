@@ -11,7 +11,7 @@ import (
 // process starts on first use, and after a crash the next call starts a
 // fresh one and replays the last Configure.
 func (h *Host) Tool(name string) (*ToolHandle, error) {
-	m, err := h.get(name, sdk.KindTool)
+	m, err := h.get(name, sdk.PluginTool)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (t *ToolHandle) Execute(ctx context.Context, call sdk.Call, progress sdk.Pr
 
 // Provider returns the named provider plugin.
 func (h *Host) Provider(name string) (*ProviderHandle, error) {
-	m, err := h.get(name, sdk.KindProvider)
+	m, err := h.get(name, sdk.PluginProvider)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func (p *ProviderHandle) Stream(ctx context.Context, h sdk.Handle, req sdk.Strea
 
 // Hook returns the named hook plugin. It implements sdk.Hook.
 func (h *Host) Hook(name string) (*HookHandle, error) {
-	m, err := h.get(name, sdk.KindHook)
+	m, err := h.get(name, sdk.PluginHook)
 	if err != nil {
 		return nil, err
 	}

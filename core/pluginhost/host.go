@@ -16,7 +16,7 @@ import (
 // Spec declares a plugin the host may start.
 type Spec struct {
 	Name    string // unique: a built-in's name or the HCL block's label
-	Kind    string // sdk.KindTool, sdk.KindProvider or sdk.KindHook
+	Kind    string // sdk.PluginTool, sdk.PluginProvider or sdk.PluginHook
 	Builtin bool   // served by the harness binary itself
 	// Serves names the built-in a process serves when it differs from Name:
 	// two provider blocks on one built-in provider get a process each.

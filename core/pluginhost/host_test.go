@@ -85,7 +85,7 @@ func call(t *testing.T, h *pluginhost.Host, plugin, tool string) (sdk.Result, er
 
 func TestBuiltinStartsLazilyAndAnswers(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.KindTool, Builtin: true})
+	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Builtin: true})
 	if pid := h.PID("tp"); pid != 0 {
 		t.Fatalf("plugin started before first use (pid %d)", pid)
 	}
@@ -101,7 +101,7 @@ func TestBuiltinStartsLazilyAndAnswers(t *testing.T) {
 
 func TestCrashMidCallIsProcessExitAndNextCallRestarts(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.KindTool, Builtin: true})
+	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Builtin: true})
 	th, _ := h.Tool("tp")
 	ctx := context.Background()
 	if err := th.Configure(ctx, sdk.PluginConfig{Workspace: "/ws-one"}); err != nil {
@@ -141,7 +141,7 @@ func TestCrashMidCallIsProcessExitAndNextCallRestarts(t *testing.T) {
 
 func TestPanicCarriesStderr(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.KindTool, Builtin: true})
+	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Builtin: true})
 	_, err := call(t, h, "tp", "crash")
 	var se *sdk.Error
 	if !errors.As(err, &se) || se.Kind != sdk.KindProcessExit {
@@ -159,7 +159,7 @@ func TestPanicCarriesStderr(t *testing.T) {
 
 func TestPluginEnvironmentIsExplicit(t *testing.T) {
 	t.Setenv("HARNESS_TEST_SECRET", "do-not-leak")
-	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.KindTool, Path: testPlugin, SHA256: sha(t, testPlugin), Env: []string{"GIVEN=yes"}})
+	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Path: testPlugin, SHA256: sha(t, testPlugin), Env: []string{"GIVEN=yes"}})
 	res, err := call(t, h, "tp", "env")
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func TestChecksums(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.KindTool, Path: testPlugin, SHA256: tt.sum})
+			h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Path: testPlugin, SHA256: tt.sum})
 			_, err := call(t, h, "tp", "noop")
 			var ie *pluginhost.IntegrityError
 			if !errors.As(err, &ie) {
@@ -199,7 +199,7 @@ func TestChecksums(t *testing.T) {
 		})
 	}
 	t.Run("right", func(t *testing.T) {
-		h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.KindTool, Path: testPlugin, SHA256: "sha256:" + actual})
+		h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Path: testPlugin, SHA256: "sha256:" + actual})
 		if res, err := call(t, h, "tp", "noop"); err != nil || res.Content != "ok" {
 			t.Fatalf("verified plugin: %+v %v", res, err)
 		}
@@ -208,7 +208,7 @@ func TestChecksums(t *testing.T) {
 
 func TestStdoutBeforeHandshakeIsAClearError(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.KindTool, Builtin: true, Env: []string{"TESTPLUGIN_STDOUT=1"}})
+	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Builtin: true, Env: []string{"TESTPLUGIN_STDOUT=1"}})
 	_, err := call(t, h, "tp", "noop")
 	if err == nil || !strings.Contains(err.Error(), "printed to stdout before the handshake") {
 		t.Fatalf("want a clear stdout error, got %v", err)
@@ -218,8 +218,8 @@ func TestStdoutBeforeHandshakeIsAClearError(t *testing.T) {
 func TestWarmStartsConcurrently(t *testing.T) {
 	t.Parallel()
 	h := newHost(t,
-		pluginhost.Spec{Name: "a", Kind: sdk.KindTool, Builtin: true},
-		pluginhost.Spec{Name: "b", Kind: sdk.KindTool, Builtin: true},
+		pluginhost.Spec{Name: "a", Kind: sdk.PluginTool, Builtin: true},
+		pluginhost.Spec{Name: "b", Kind: sdk.PluginTool, Builtin: true},
 	)
 	if err := h.Warm(context.Background(), "a", "b"); err != nil {
 		t.Fatal(err)
@@ -237,7 +237,7 @@ func TestWarmStartsConcurrently(t *testing.T) {
 
 func TestWrongKindAndUnknownName(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.KindTool, Builtin: true})
+	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Builtin: true})
 	if _, err := h.Provider("tp"); err == nil || !strings.Contains(err.Error(), "not a provider plugin") {
 		t.Errorf("wrong kind: %v", err)
 	}
@@ -254,7 +254,7 @@ func runHelperHost() {
 		panic(err)
 	}
 	for _, name := range []string{"a", "b"} {
-		_ = h.Register(pluginhost.Spec{Name: name, Kind: sdk.KindTool, Builtin: true})
+		_ = h.Register(pluginhost.Spec{Name: name, Kind: sdk.PluginTool, Builtin: true})
 	}
 	if err := h.Warm(context.Background(), "a", "b"); err != nil {
 		panic(err)

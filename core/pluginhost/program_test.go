@@ -33,7 +33,7 @@ func TestReplacedBinaryIsNotWhatRestarts(t *testing.T) {
 				bin := filepath.Join(dir, "plugin")
 				testfs.CopyExecutable(t, testPlugin, bin)
 				canary := filepath.Join(dir, "canary")
-				spec := pluginhost.Spec{Name: "tp", Kind: sdk.KindTool, Builtin: builtin}
+				spec := pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Builtin: builtin}
 				opts := pluginhost.Options{}
 				if builtin {
 					opts.SelfExe = bin

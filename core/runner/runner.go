@@ -428,7 +428,7 @@ func (r *Runner) providerHandle(ctx context.Context, name string) (*pluginhost.P
 	if !r.catalog.HasProviderPlugin(p.Plugin) {
 		return nil, fmt.Errorf("provider %q: %q is not a built-in provider plugin", name, p.Plugin)
 	}
-	if err := r.host.Register(pluginhost.Spec{Name: id, Kind: sdk.KindProvider, Builtin: true, Serves: p.Plugin}); err != nil {
+	if err := r.host.Register(pluginhost.Spec{Name: id, Kind: sdk.PluginProvider, Builtin: true, Serves: p.Plugin}); err != nil {
 		return nil, err
 	}
 	h, err := r.host.Provider(id)
@@ -448,7 +448,7 @@ func (r *Runner) providerHandle(ctx context.Context, name string) (*pluginhost.P
 // the values redacted from tool results.
 func (r *Runner) thirdPartyProvider(ctx context.Context, id string, p *config.Provider) (*pluginhost.ProviderHandle, error) {
 	block, ok := r.catalog.Plugin(p.Plugin)
-	if !ok || block.Spec.Kind != sdk.KindProvider {
+	if !ok || block.Spec.Kind != sdk.PluginProvider {
 		return nil, fmt.Errorf("provider %q: plugin block %q is not a provider plugin", p.Name, p.Plugin)
 	}
 	spec := block.Spec

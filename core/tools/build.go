@@ -66,7 +66,7 @@ func Build(ctx context.Context, s Setup) (*Registry, error) {
 	var errs []error
 	owners := map[string]bool{}
 	for _, p := range s.Catalog.Plugins() {
-		if p.Spec.Kind != sdk.KindTool || p.Err != nil || p.Info.Name == "" {
+		if p.Spec.Kind != sdk.PluginTool || p.Err != nil || p.Info.Name == "" {
 			continue
 		}
 		handle, err := s.Catalog.Host().Tool(p.Spec.Name)
@@ -141,7 +141,7 @@ func missingTools(reg *Registry, wanted []string) []string {
 func describeFailures(cat *catalog.Catalog) string {
 	var b strings.Builder
 	for _, p := range cat.Plugins() {
-		if p.Spec.Kind == sdk.KindTool && p.Err != nil {
+		if p.Spec.Kind == sdk.PluginTool && p.Err != nil {
 			fmt.Fprintf(&b, "; plugin %q could not be asked: %v", p.Spec.Name, p.Err)
 		}
 	}

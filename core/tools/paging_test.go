@@ -57,7 +57,7 @@ func pluginExecutor(t *testing.T, name, toolName, ws string) *tools.Executor {
 		t.Fatal(err)
 	}
 	t.Cleanup(host.Close)
-	if err := host.Register(pluginhost.Spec{Name: name, Kind: sdk.KindTool, Path: path, SHA256: sum}); err != nil {
+	if err := host.Register(pluginhost.Spec{Name: name, Kind: sdk.PluginTool, Path: path, SHA256: sum}); err != nil {
 		t.Fatal(err)
 	}
 	h, err := host.Tool(name)

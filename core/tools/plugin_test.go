@@ -28,7 +28,7 @@ func hookPlugins(t *testing.T, timeout time.Duration, phases map[string][]string
 	t.Cleanup(host.Close)
 	var hooks []tools.Hook
 	for name, ph := range phases {
-		if err := host.Register(pluginhost.Spec{Name: name, Kind: sdk.KindHook, Path: crashHook, SHA256: sum}); err != nil {
+		if err := host.Register(pluginhost.Spec{Name: name, Kind: sdk.PluginHook, Path: crashHook, SHA256: sum}); err != nil {
 			t.Fatal(err)
 		}
 		h, err := host.Hook(name)

@@ -40,7 +40,7 @@ func startPlugin(t testing.TB, env ...string) (*sdk.ToolClient, *plugin.Client) 
 	if err != nil {
 		t.Fatalf("start the plugin: %v", err)
 	}
-	raw, err := rpc.Dispense(sdk.KindTool)
+	raw, err := rpc.Dispense(sdk.PluginTool)
 	if err != nil {
 		t.Fatalf("dispense: %v", err)
 	}

@@ -40,12 +40,12 @@ func connect(t *testing.T, cfg string) (*sdk.ToolClient, string) {
 // server first makes the client's Shutdown RPC fail instead.
 func connectInProcess(t *testing.T, impl sdk.ToolPlugin) *sdk.ToolClient {
 	t.Helper()
-	client, server := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{sdk.KindTool: &sdk.ToolGRPCPlugin{Impl: impl}})
+	client, server := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{sdk.PluginTool: &sdk.ToolGRPCPlugin{Impl: impl}})
 	t.Cleanup(func() {
 		server.Stop()
 		client.Close()
 	})
-	raw, err := client.Dispense(sdk.KindTool)
+	raw, err := client.Dispense(sdk.PluginTool)
 	if err != nil {
 		t.Fatalf("dispense: %v", err)
 	}

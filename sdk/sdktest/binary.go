@@ -29,7 +29,7 @@ func StartProvider(t testing.TB, path string) *sdk.ProviderClient {
 	if err != nil {
 		t.Fatalf("starting the plugin %s: %v", path, err)
 	}
-	raw, err := rpc.Dispense(sdk.KindProvider)
+	raw, err := rpc.Dispense(sdk.PluginProvider)
 	if err != nil {
 		t.Fatalf("dispense: %v", err)
 	}

@@ -14,17 +14,17 @@ import (
 
 // ConnectTool serves impl in-process and returns the host-side client.
 func ConnectTool(t testing.TB, impl sdk.ToolPlugin) *sdk.ToolClient {
-	return dispense[*sdk.ToolClient](t, sdk.KindTool, &sdk.ToolGRPCPlugin{Impl: impl})
+	return dispense[*sdk.ToolClient](t, sdk.PluginTool, &sdk.ToolGRPCPlugin{Impl: impl})
 }
 
 // ConnectProvider serves impl in-process and returns the host-side client.
 func ConnectProvider(t testing.TB, impl sdk.Provider) *sdk.ProviderClient {
-	return dispense[*sdk.ProviderClient](t, sdk.KindProvider, &sdk.ProviderGRPCPlugin{Impl: impl})
+	return dispense[*sdk.ProviderClient](t, sdk.PluginProvider, &sdk.ProviderGRPCPlugin{Impl: impl})
 }
 
 // ConnectHook serves impl in-process and returns the host-side client.
 func ConnectHook(t testing.TB, impl sdk.Hook) *sdk.HookClient {
-	return dispense[*sdk.HookClient](t, sdk.KindHook, &sdk.HookGRPCPlugin{Impl: impl})
+	return dispense[*sdk.HookClient](t, sdk.PluginHook, &sdk.HookGRPCPlugin{Impl: impl})
 }
 
 func dispense[C any](t testing.TB, kind string, p plugin.Plugin) C {

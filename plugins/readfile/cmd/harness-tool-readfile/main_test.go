@@ -50,7 +50,7 @@ func TestServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := rpc.Dispense(sdk.KindTool)
+	raw, err := rpc.Dispense(sdk.PluginTool)
 	if err != nil {
 		t.Fatal(err)
 	}
