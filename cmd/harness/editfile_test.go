@@ -74,7 +74,7 @@ func TestEditFileThroughTheApprovalPipeline(t *testing.T) {
 	for _, res := range eventData(evs, "tool.result") {
 		if res["tool"] == "list_files" {
 			p, _ := res["presentation"].(map[string]any)
-			listed = fmt.Sprint(p["text"]) == "notes.md\n1 entries match \"*.md\""
+			listed = fmt.Sprint(p["text"]) == "notes.md\n1 entry matches \"*.md\""
 		}
 	}
 	if !listed {

@@ -134,6 +134,9 @@ func TestValidateExamples(t *testing.T) {
 			t.Errorf("%s is not formatted: %s", ex, r.stdout)
 		}
 	}
+	if r := harness(t, root, nil, "validate", "examples/quickstart/agent.hcl"); !strings.Contains(r.stdout, "(1 agent, 0 plugins declared)") {
+		t.Errorf("validate counts with plurals: %q, want (1 agent, 0 plugins declared)", r.stdout)
+	}
 	// The README's command, over every example (the plugin scaffolds included).
 	if r := harness(t, root, nil, "fmt", "--check", "examples/"); r.code != 0 {
 		t.Errorf("fmt --check examples/: exit %d, unformatted: %s%s", r.code, r.stdout, r.stderr)

@@ -50,7 +50,8 @@ func (c *cli) validate(ctx context.Context, path string, asJSON bool) error {
 		return err
 	}
 	if !asJSON {
-		fmt.Fprintf(c.stdout, "%s: valid (%d agents, %d plugins declared)\n", path, len(cfg.Agents), len(cfg.Plugins)+len(cfg.Hooks))
+		fmt.Fprintf(c.stdout, "%s: valid (%s, %s declared)\n", path,
+			countNoun(len(cfg.Agents), "agent"), countNoun(len(cfg.Plugins)+len(cfg.Hooks), "plugin"))
 	}
 	return nil
 }

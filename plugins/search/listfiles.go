@@ -54,6 +54,12 @@ func renderList(a listArgs, l engine.Listing) string {
 	if a.Pattern != "" {
 		what = fmt.Sprintf("entries match %q", a.Pattern)
 	}
+	if l.Total == 1 {
+		what = "entry"
+		if a.Pattern != "" {
+			what = fmt.Sprintf("entry matches %q", a.Pattern)
+		}
+	}
 	switch hidden := l.Total - len(l.Entries); {
 	case l.Total == 0 && a.Pattern != "":
 		fmt.Fprintf(&b, "no entries match %q", a.Pattern)

@@ -155,7 +155,7 @@ func TestListFilesThroughPlugin(t *testing.T) {
 	}{
 		{`{}`, "a.go\nb.txt\nsrc/\nsrc/c.go\nsrc/sub/\nsrc/sub/d_test.go\n6 entries", ""},
 		{`{"pattern":"*.go"}`, "a.go\nsrc/c.go\nsrc/sub/d_test.go\n3 entries match \"*.go\"", ""},
-		{`{"pattern":"src/**/*_test.go"}`, "src/sub/d_test.go\n1 entries match \"src/**/*_test.go\"", ""},
+		{`{"pattern":"src/**/*_test.go"}`, "src/sub/d_test.go\n1 entry matches \"src/**/*_test.go\"", ""},
 		{`{"path":"src"}`, "src/c.go\nsrc/sub/\nsrc/sub/d_test.go\n3 entries", ""},
 		{`{"pattern":"*.rs"}`, `no entries match "*.rs"`, ""},
 		{`{"path":"out"}`, "", sdk.KindPathEscape},
