@@ -122,7 +122,7 @@ func (c *cli) actionsDecide(ctx context.Context, workspace, id string, approve, 
 	if err != nil {
 		return err
 	}
-	if a.Status != "pending" {
+	if a.Status != session.ActionPending {
 		return exitf(exitFailed, "action %s is already %s (by %s: %s)", a.ID, a.Status, a.DecidedBy, a.Rule)
 	}
 	if !approve {
@@ -233,7 +233,7 @@ func (c *cli) sessionExecutor(ctx context.Context, store *session.Store, id, doi
 // resumeHint tells how to continue the session once it has no pending
 // action left.
 func (c *cli) resumeHint(ctx context.Context, store *session.Store, id string) {
-	pending, err := store.Actions(ctx, id, "pending")
+	pending, err := store.Actions(ctx, id, session.ActionPending)
 	if err != nil || len(pending) > 0 {
 		return
 	}

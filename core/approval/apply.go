@@ -29,7 +29,7 @@ func Apply(ctx context.Context, store *session.Store, ex *tools.Executor, id str
 	if err != nil {
 		return tools.Outcome{}, err
 	}
-	if a.Status != "pending" {
+	if a.Status != session.ActionPending {
 		return tools.Outcome{}, fmt.Errorf("action %s is %s: only a pending action can be approved or denied", a.ID, a.Status)
 	}
 	if approve && (ex == nil || !ex.Visible(a.Tool)) {

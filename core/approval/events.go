@@ -1,6 +1,9 @@
 package approval
 
-import "github.com/harness-agent/harness/core/event"
+import (
+	"github.com/harness-agent/harness/core/event"
+	"github.com/harness-agent/harness/core/session"
+)
 
 // Event types written by the pipeline.
 const (
@@ -10,8 +13,8 @@ const (
 
 // Decisions of action.decided.
 const (
-	Approved = "approved"
-	Denied   = "denied"
+	Approved = session.ActionApproved
+	Denied   = session.ActionDenied
 	Deferred = "deferred"
 )
 
@@ -26,10 +29,10 @@ const (
 
 // Action kinds.
 const (
-	ActionTerminal  = "terminal"
-	ActionWriteFile = "write_file"
-	ActionMCP       = "mcp"
-	ActionTool      = "tool"
+	ActionTerminal  = session.ActionTerminal
+	ActionWriteFile = session.ActionWriteFile
+	ActionMCP       = session.ActionMCP
+	ActionTool      = session.ActionTool
 )
 
 // ProposedEvent is the data of action.proposed.

@@ -572,7 +572,7 @@ func (r *Runner) Resume(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	pending, err := r.store.Actions(ctx, info.ID, "pending")
+	pending, err := r.store.Actions(ctx, info.ID, session.ActionPending)
 	if err != nil {
 		return err
 	}

@@ -29,9 +29,25 @@ type Action struct {
 	DecidedAt time.Time // zero while pending
 }
 
-var actionKinds = map[string]bool{"terminal": true, "write_file": true, "mcp": true, "tool": true}
+// Action kinds: what an action does (core/approval proposes them).
+const (
+	ActionTerminal  = "terminal"
+	ActionWriteFile = "write_file"
+	ActionMCP       = "mcp"
+	ActionTool      = "tool"
+)
 
-var actionStatuses = map[string]bool{"pending": true, "approved": true, "denied": true, "executed": true}
+// Action statuses: pending → approved → executed, or pending → denied.
+const (
+	ActionPending  = "pending"
+	ActionApproved = "approved"
+	ActionDenied   = "denied"
+	ActionExecuted = "executed"
+)
+
+var actionKinds = map[string]bool{ActionTerminal: true, ActionWriteFile: true, ActionMCP: true, ActionTool: true}
+
+var actionStatuses = map[string]bool{ActionPending: true, ActionApproved: true, ActionDenied: true, ActionExecuted: true}
 
 // ProposeAction records a pending action of a.Session (the full id). The
 // store sets ID, Status and the decision fields; CreatedAt is now unless
@@ -48,7 +64,7 @@ func (s *Store) ProposeAction(ctx context.Context, a Action) (Action, error) {
 		a.CreatedAt = time.Now()
 	}
 	a.CreatedAt = a.CreatedAt.UTC()
-	a.Status, a.DecidedBy, a.Rule, a.Result, a.DecidedAt = "pending", "", "", nil, time.Time{}
+	a.Status, a.DecidedBy, a.Rule, a.Result, a.DecidedAt = ActionPending, "", "", nil, time.Time{}
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
 		// Checked first: an insert of no row below means a taken id.
 		if err := s.sessionExists(ctx, tx, a.Session); err != nil {
@@ -82,7 +98,7 @@ func (s *Store) ProposeAction(ctx context.Context, a Action) (Action, error) {
 // error naming its current status, so of two deciders only one wins.
 func (s *Store) DecideAction(ctx context.Context, id, status, by, rule string) error {
 	op := fmt.Sprintf("decide action %s (%s by %s)", id, status, by)
-	if status != "approved" && status != "denied" {
+	if status != ActionApproved && status != ActionDenied {
 		return s.fail(op, fmt.Errorf("a decision is approved or denied, not %q", status))
 	}
 	if by == "" {
@@ -94,7 +110,7 @@ func (s *Store) DecideAction(ctx context.Context, id, status, by, rule string) e
 		if err != nil {
 			return err
 		}
-		return s.expectTransition(ctx, tx, res, id, "pending", "decided")
+		return s.expectTransition(ctx, tx, res, id, ActionPending, "decided")
 	})
 }
 
@@ -111,7 +127,7 @@ func (s *Store) SetActionResult(ctx context.Context, id string, result json.RawM
 		if err != nil {
 			return err
 		}
-		return s.expectTransition(ctx, tx, res, id, "approved", "executed")
+		return s.expectTransition(ctx, tx, res, id, ActionApproved, ActionExecuted)
 	})
 }
 
@@ -125,7 +141,7 @@ func (s *Store) expectTransition(ctx context.Context, tx *sql.Tx, res sql.Result
 	if err != nil {
 		return err
 	}
-	if from != "pending" || current == "pending" {
+	if from != ActionPending || current == ActionPending {
 		return fmt.Errorf("action is %s: only a %s action can be %s", current, from, verb)
 	}
 	// Another approver (another process, another machine) was first.
