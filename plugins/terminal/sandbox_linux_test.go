@@ -409,7 +409,8 @@ func TestSandboxTempIsPrivate(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(hostTmp) })
 	tc, ws, _ := sandboxedPlugin(t, `{}`, nil)
 	res := runIn(t, tc, fmt.Sprintf(`echo $TMPDIR; echo x > /tmp/kept; ls -d %s 2>&1; echo x > %s/planted`, hostTmp, hostTmp))
-	if !strings.HasPrefix(res.Content, "/tmp\n") || !strings.Contains(res.Content, "No such file or directory") {
+	// stdout and stderr interleave in any order: look for the lines.
+	if !strings.Contains("\n"+res.Content, "\n/tmp\n") || !strings.Contains(res.Content, "No such file or directory") {
 		t.Errorf("the host's temp dir is visible: %s", res.Content)
 	}
 	if _, err := os.Stat(filepath.Join(hostTmp, "planted")); !errors.Is(err, os.ErrNotExist) {
