@@ -68,3 +68,24 @@ func TestAppendAllCommitsNoneOnError(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkAppendAll4 commits four events per transaction, as the loop
+// does with the events closing a model request; compare its events/s with
+// BenchmarkAppend's one per transaction.
+func BenchmarkAppendAll4(b *testing.B) {
+	for _, bs := range benchStores {
+		b.Run(bs.name, func(b *testing.B) {
+			ctx := context.Background()
+			s := bs.open(b)
+			info := newSession(b, s)
+			group := []Entry{{"assistant.chunk", benchEvent}, {"assistant.chunk", benchEvent}, {"assistant.chunk", benchEvent}, {"assistant.chunk", benchEvent}}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.AppendAll(ctx, info.ID, group); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(4*b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
