@@ -94,7 +94,7 @@ func Rebuild(events []session.Event) (Resumed, error) {
 		}
 	}
 	for _, d := range late {
-		r.Messages = append(r.Messages, sdk.Message{Role: sdk.RoleUser, Content: lateNote(d)})
+		r.Messages = append(r.Messages, sdk.Message{Role: sdk.RoleUser, Content: LateNote(d)})
 	}
 	return r, nil
 }
@@ -107,7 +107,9 @@ func resultContent(d event.ToolResult) string {
 	return ToolContent(res)
 }
 
-func lateNote(d event.ToolResult) string {
+// LateNote is the message that tells the model an action was decided
+// after its call: approved (its result) or denied.
+func LateNote(d event.ToolResult) string {
 	what := "was approved and ran"
 	if d.Error != nil && d.Error.Kind == sdk.KindDenied {
 		what = "was denied by a person and did not run"

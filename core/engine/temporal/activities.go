@@ -1,0 +1,210 @@
+package temporal
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/harness-agent/harness/core/llm"
+	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/sdk"
+)
+
+// Activities run a session's side effects on a worker.
+type Activities struct {
+	Sessions Sessions
+}
+
+// Register registers the workflow and the activities with w.
+func Register(w worker.Registry, a *Activities) {
+	w.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: WorkflowName})
+	w.RegisterActivityWithOptions(a.Definitions, activity.RegisterOptions{Name: ActivityDefinitions})
+	w.RegisterActivityWithOptions(a.Model, activity.RegisterOptions{Name: ActivityModel})
+	w.RegisterActivityWithOptions(a.Tool, activity.RegisterOptions{Name: ActivityTool})
+	w.RegisterActivityWithOptions(a.Decide, activity.RegisterOptions{Name: ActivityDecide})
+	w.RegisterActivityWithOptions(a.Record, activity.RegisterOptions{Name: ActivityRecord})
+}
+
+// runtime returns the session's runtime with the buffered events committed.
+func (a *Activities) runtime(ctx context.Context, id string, events []Event) (*Runtime, error) {
+	rt, err := a.Sessions.Runtime(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("session %s on this worker: %w", id, err)
+	}
+	for _, ev := range events {
+		if ev.Usage != nil {
+			if rt.Meter != nil {
+				if err := rt.Meter.RecordUsage(ctx, *ev.Usage); err != nil {
+					return nil, fmt.Errorf("session %s: metering usage: %w", id, err)
+				}
+			}
+			continue
+		}
+		if err := rt.Recorder.Record(ctx, ev.Type, ev.Data); err != nil {
+			return nil, fmt.Errorf("session %s: recording %s: %w", id, ev.Type, err)
+		}
+	}
+	return rt, nil
+}
+
+// Definitions returns the schemas of the session's tools.
+func (a *Activities) Definitions(ctx context.Context, id string) ([]sdk.ToolDefinition, error) {
+	rt, err := a.runtime(ctx, id, nil)
+	if err != nil {
+		return nil, err
+	}
+	return rt.Tools.Definitions(), nil
+}
+
+// Model sends one model request, its deltas recorded as they arrive.
+func (a *Activities) Model(ctx context.Context, in ModelInput) (ModelOutput, error) {
+	rt, err := a.runtime(ctx, in.Session, in.Events)
+	if err != nil {
+		return ModelOutput{}, err
+	}
+	defer heartbeat(ctx)()
+	bs := rt.Bindings
+	obs := &chunks{ctx: ctx, rec: rt.Recorder}
+	if in.Summarizer {
+		bs = rt.Summarizer
+		obs.quiet = true
+	}
+	msg, b, err := rt.Model.Complete(ctx, llm.Request{Bindings: bs, Messages: in.Messages, Tools: in.Tools,
+		PromptTokensEst: in.PromptTokensEst, Session: in.Session}, obs)
+	obs.flush()
+	out := ModelOutput{Message: msg, Binding: b, Usages: obs.usages}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ModelOutput{}, err // the activity was stopped: Temporal decides
+		}
+		out.Err = sdk.AsError(err)
+	}
+	return out, nil
+}
+
+// Tool runs one tool call through the session's executor.
+func (a *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error) {
+	rt, err := a.runtime(ctx, in.Session, in.Events)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	defer heartbeat(ctx)()
+	o := rt.Tools.Run(ctx, in.Call)
+	out := ToolOutput{Call: o.Call, Result: o.Result, DurationMS: o.Duration.Milliseconds(), StopRun: o.StopRun, Pending: o.Pending, ActionID: o.ActionID}
+	if o.RecordErr != nil {
+		out.RecordErr = o.RecordErr.Error()
+	}
+	return out, nil
+}
+
+// Decide runs or denies a pending action.
+func (a *Activities) Decide(ctx context.Context, in DecideInput) (tools.ResultEvent, error) {
+	rt, err := a.runtime(ctx, in.Session, in.Events)
+	if err != nil {
+		return tools.ResultEvent{}, err
+	}
+	defer heartbeat(ctx)()
+	return rt.Decide(ctx, in.Decision)
+}
+
+// Record commits buffered events and, at the end, ends the session.
+func (a *Activities) Record(ctx context.Context, in RecordInput) error {
+	rt, err := a.runtime(ctx, in.Session, in.Events)
+	if err != nil {
+		return err
+	}
+	if in.End != nil && rt.End != nil {
+		return rt.End(ctx, *in.End)
+	}
+	return nil
+}
+
+// heartbeat tells the server the activity's worker is alive until stopped.
+func heartbeat(ctx context.Context) (stop func()) {
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	every := activity.GetInfo(ctx).HeartbeatTimeout / 3
+	if every <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}
+
+// chunks records a request's deltas as assistant.chunk events (one per
+// run of a block) and its retries, and keeps its usage for the workflow.
+type chunks struct {
+	ctx    context.Context
+	rec    interface{ Record(context.Context, string, any) error }
+	quiet  bool // the summarizer's: no chunks
+	mu     sync.Mutex
+	block  int
+	kind   string
+	buf    strings.Builder
+	usages []UsageReport
+}
+
+func (c *chunks) OnRetry(attempt int, kind sdk.ErrorKind, delay time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.flushLocked()
+	if !c.quiet {
+		_ = c.rec.Record(c.ctx, "llm.retry", map[string]any{"attempt": attempt, "kind": kind, "delay_ms": delay.Milliseconds()})
+	}
+}
+
+func (c *chunks) OnChunk(block int, kind, delta string) {
+	if c.quiet {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.buf.Len() > 0 && (block != c.block || kind != c.kind || c.buf.Len() >= 1024) {
+		c.flushLocked()
+	}
+	c.block, c.kind = block, kind
+	c.buf.WriteString(delta)
+}
+
+func (c *chunks) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.flushLocked()
+	c.usages = append(c.usages, UsageReport{Binding: b, Usage: u, Cost: cost})
+}
+
+func (c *chunks) flush() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.flushLocked()
+}
+
+func (c *chunks) flushLocked() {
+	if c.buf.Len() == 0 {
+		return
+	}
+	_ = c.rec.Record(c.ctx, "assistant.chunk", map[string]any{"block": c.block, "kind": c.kind, "delta": c.buf.String()})
+	c.buf.Reset()
+}

@@ -1,0 +1,186 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/harness-agent/harness/core/agent"
+	"github.com/harness-agent/harness/core/llm"
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/sdk"
+)
+
+// Names registered with the worker.
+const (
+	WorkflowName        = "harness.Session"
+	ActivityDefinitions = "harness.Definitions"
+	ActivityModel       = "harness.Model"
+	ActivityTool        = "harness.Tool"
+	ActivityDecide      = "harness.Decide"
+	ActivityRecord      = "harness.Record"
+	// SignalDecision carries a person's Decision on a pending action.
+	SignalDecision = "harness.decision"
+)
+
+// Input starts a session's workflow. Everything in it is plain data: the
+// worker resolves the models and tools of the agent from its own
+// configuration.
+type Input struct {
+	Session string
+	Agent   string
+	// Models are the agent's model names, fallback order (for events).
+	Models    []string
+	MaxTurns  int
+	MaxTokens int64
+	MaxUSD    float64
+	// ReadOnly names the tools that only read: a call of one that was in
+	// flight when its worker died runs again; any other is reported to
+	// the model as interrupted.
+	ReadOnly []string
+	// Compaction is the agent's context settings; nil: never compact.
+	Compaction *Compaction
+	// ApprovalTimeout bounds each approval wait (permissions
+	// approval_timeout); on expiry the action is denied. 0: no bound.
+	ApprovalTimeout time.Duration
+	// Messages is the conversation to continue (system prompt, task, ...).
+	Messages []sdk.Message
+	// Timeouts of the activities; zero values take the defaults.
+	Timeouts Timeouts
+}
+
+// Compaction is a Compactor's settings as data.
+type Compaction struct {
+	Summarizer     []string // the summarizer agent's model names
+	ContextWindow  int64
+	Threshold      float64
+	KeepRecent     int
+	Timeout        time.Duration
+	MaxIneffective int
+}
+
+// Timeouts of the activities.
+type Timeouts struct {
+	// Model bounds one model request, the llm layer's retries included.
+	Model time.Duration // default 10m
+	// Tool bounds one tool call (the tool's own timeout is shorter).
+	Tool time.Duration // default 2h
+	// Heartbeat is how long a silent worker is given before its model
+	// request or tool call is taken as lost.
+	Heartbeat time.Duration // default 20s
+}
+
+func (t Timeouts) withDefaults() Timeouts {
+	if t.Model <= 0 {
+		t.Model = 10 * time.Minute
+	}
+	if t.Tool <= 0 {
+		t.Tool = 2 * time.Hour
+	}
+	if t.Heartbeat <= 0 {
+		t.Heartbeat = 20 * time.Second
+	}
+	return t
+}
+
+// Result is how the workflow ended: the loop's outcome and totals.
+type Result struct {
+	Status string
+	Limit  string
+	Err    *sdk.Error
+	Text   string
+	Totals agent.Totals
+}
+
+// Decision is a person's answer to a pending action (SignalDecision).
+type Decision struct {
+	ActionID string
+	Approve  bool
+	Reason   string
+}
+
+// Event is a record the workflow buffered, committed by the next activity.
+type Event struct {
+	Type  string          `json:",omitempty"`
+	Data  json.RawMessage `json:",omitempty"`
+	Usage *session.Usage  `json:",omitempty"` // a Meter record instead of an event
+}
+
+// ModelInput is one model request.
+type ModelInput struct {
+	Session         string
+	Events          []Event
+	Summarizer      bool // the compaction summarizer's request
+	Messages        []sdk.Message
+	Tools           []sdk.ToolDefinition
+	PromptTokensEst int64
+}
+
+// UsageReport is one attempt's usage, as the llm layer reported it.
+type UsageReport struct {
+	Binding llm.Binding
+	Usage   sdk.Usage
+	Cost    float64
+}
+
+// ModelOutput is the answer of a model request, or its failure.
+type ModelOutput struct {
+	Message llm.AssistantMessage
+	Binding llm.Binding
+	Usages  []UsageReport
+	Err     *sdk.Error
+}
+
+// ToolInput is one tool call.
+type ToolInput struct {
+	Session string
+	Events  []Event
+	Call    sdk.Call
+}
+
+// ToolOutput is a tools.Outcome as data.
+type ToolOutput struct {
+	Call       sdk.Call
+	Result     sdk.Result
+	DurationMS int64
+	StopRun    string
+	Pending    bool
+	ActionID   string
+	RecordErr  string
+}
+
+// DecideInput applies a Decision on a pending action.
+type DecideInput struct {
+	Session string
+	Events  []Event
+	Decision
+}
+
+// RecordInput commits buffered events; End, when set, ends the session.
+type RecordInput struct {
+	Session string
+	Events  []Event
+	End     *Result
+}
+
+// Runtime is what a worker runs one session's activities with: the same
+// model client, tool executor and approval pipeline as a local run.
+type Runtime struct {
+	Model      agent.Model
+	Bindings   []llm.Binding
+	Summarizer []llm.Binding // the compaction summarizer's models
+	Tools      agent.Tools
+	Recorder   agent.Recorder
+	Meter      agent.Meter
+	// Decide runs (approved) or denies a pending action and returns its
+	// tool.result, recorded.
+	Decide func(ctx context.Context, d Decision) (tools.ResultEvent, error)
+	// End records session.ended with the result and closes the session.
+	End func(ctx context.Context, r Result) error
+}
+
+// Sessions gives a worker the Runtime of a session; it may cache them.
+type Sessions interface {
+	Runtime(ctx context.Context, session string) (*Runtime, error)
+}

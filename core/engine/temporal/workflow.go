@@ -1,0 +1,246 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/harness-agent/harness/core/agent"
+	"github.com/harness-agent/harness/core/llm"
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/sdk"
+)
+
+// Workflow runs one session: agent.Loop, with activities for its side
+// effects, and durable approval waits between runs of the loop.
+func Workflow(ctx workflow.Context, in Input) (Result, error) {
+	w := &wf{ctx: ctx, in: in, timeouts: in.Timeouts.withDefaults(), decisions: map[string]Decision{}}
+	sig := workflow.GetSignalChannel(ctx, SignalDecision)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var d Decision
+			sig.Receive(ctx, &d)
+			if _, seen := w.decisions[d.ActionID]; !seen {
+				w.decisions[d.ActionID] = d
+			}
+		}
+	})
+
+	var defs []sdk.ToolDefinition
+	if err := workflow.ExecuteActivity(w.short(), ActivityDefinitions, in.Session).Get(ctx, &defs); err != nil {
+		return Result{}, err
+	}
+	cfg := agent.Config{
+		Session: in.Session, Agent: in.Agent, Bindings: bindings(in.Models),
+		MaxTurns: in.MaxTurns, MaxTokens: in.MaxTokens, MaxUSD: in.MaxUSD,
+		// Concurrency is the workflow's: the calls of a turn run one after
+		// another, each an activity.
+		ReadOnly: func(string) bool { return false },
+	}
+	if c := in.Compaction; c != nil {
+		cfg.Compactor = &agent.Compactor{Model: &wfModel{w: w, summarizer: true}, Bindings: bindings(c.Summarizer),
+			ContextWindow: c.ContextWindow, Threshold: c.Threshold, KeepRecent: c.KeepRecent, Timeout: c.Timeout, MaxIneffective: c.MaxIneffective}
+	}
+	w.tools = &wfTools{w: w, defs: defs}
+	loop := agent.New(cfg, &wfModel{w: w}, w.tools, w, w)
+
+	msgs := in.Messages
+	var out agent.Outcome
+	for {
+		msgs, out = loop.Run(context.Background(), msgs)
+		if out.Status != agent.StatusPending || len(w.tools.pending) == 0 {
+			break
+		}
+		// Every pending action waits for its decision (or its timeout);
+		// the model then hears of them and the loop goes on.
+		for len(w.tools.pending) > 0 {
+			p := w.tools.pending[0]
+			w.tools.pending = w.tools.pending[1:]
+			d, err := w.await(p)
+			if err != nil {
+				return Result{}, err
+			}
+			var res tools.ResultEvent
+			if err := workflow.ExecuteActivity(w.toolOptions(false), ActivityDecide, DecideInput{Session: in.Session, Events: w.take(), Decision: d}).Get(ctx, &res); err != nil {
+				return Result{}, err
+			}
+			loop.Resolved(p.id)
+			msgs = append(msgs, sdk.Message{Role: sdk.RoleUser, Content: agent.LateNote(res)})
+		}
+	}
+	res := Result{Status: out.Status, Limit: out.Limit, Err: out.Err, Text: out.Text, Totals: loop.Totals()}
+	if err := workflow.ExecuteActivity(w.short(), ActivityRecord, RecordInput{Session: in.Session, Events: w.take(), End: &res}).Get(ctx, nil); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func bindings(names []string) []llm.Binding {
+	out := make([]llm.Binding, len(names))
+	for i, n := range names {
+		out[i] = llm.Binding{Name: n}
+	}
+	return out
+}
+
+// wf is one execution's state; it is the loop's Recorder and Meter.
+type wf struct {
+	ctx       workflow.Context
+	in        Input
+	timeouts  Timeouts
+	buf       []Event
+	tools     *wfTools
+	decisions map[string]Decision
+}
+
+// Record buffers an event for the next activity to commit.
+func (w *wf) Record(_ context.Context, typ string, data any) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	w.buf = append(w.buf, Event{Type: typ, Data: raw})
+	return nil
+}
+
+// RecordUsage buffers a usage record for the next activity to commit.
+func (w *wf) RecordUsage(_ context.Context, u session.Usage) error {
+	w.buf = append(w.buf, Event{Usage: &u})
+	return nil
+}
+
+func (w *wf) take() []Event {
+	b := w.buf
+	w.buf = nil
+	return b
+}
+
+// short is for the bookkeeping activities.
+func (w *wf) short() workflow.Context {
+	return workflow.WithActivityOptions(w.ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
+	})
+}
+
+func (w *wf) toolOptions(readOnly bool) workflow.Context {
+	attempts := int32(1) // a writing call is never run twice
+	if readOnly {
+		attempts = 3
+	}
+	return workflow.WithActivityOptions(w.ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: w.timeouts.Tool,
+		HeartbeatTimeout:    w.timeouts.Heartbeat,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: attempts},
+	})
+}
+
+// await waits for p's decision, or denies it when its approval timeout
+// (a durable timer, counted from when the action became pending) runs out.
+func (w *wf) await(p pendingAction) (Decision, error) {
+	decided := func() bool { _, ok := w.decisions[p.id]; return ok }
+	if w.in.ApprovalTimeout <= 0 {
+		if err := workflow.Await(w.ctx, decided); err != nil {
+			return Decision{}, err
+		}
+		return w.decisions[p.id], nil
+	}
+	left := p.since.Add(w.in.ApprovalTimeout).Sub(workflow.Now(w.ctx))
+	ok := decided()
+	if !ok && left > 0 {
+		var err error
+		if ok, err = workflow.AwaitWithTimeout(w.ctx, left, decided); err != nil {
+			return Decision{}, err
+		}
+	}
+	if !ok {
+		return Decision{ActionID: p.id, Reason: fmt.Sprintf("no decision within the approval timeout (%s)", w.in.ApprovalTimeout)}, nil
+	}
+	return w.decisions[p.id], nil
+}
+
+// wfModel is the loop's Model: each request is an activity.
+type wfModel struct {
+	w          *wf
+	summarizer bool
+}
+
+func (m *wfModel) Complete(_ context.Context, req llm.Request, obs llm.Observer) (llm.AssistantMessage, llm.Binding, error) {
+	w := m.w
+	if ro, ok := obs.(llm.RequestObserver); ok && len(req.Bindings) > 0 {
+		ro.OnRequest(llm.RequestInfo{Binding: req.Bindings[0]})
+	}
+	actx := workflow.WithActivityOptions(w.ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: w.timeouts.Model,
+		HeartbeatTimeout:    w.timeouts.Heartbeat,
+		// A request that did not complete may be sent again; one that
+		// completed is in the history and never is.
+		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5},
+	})
+	in := ModelInput{Session: w.in.Session, Events: w.take(), Summarizer: m.summarizer,
+		Messages: req.Messages, Tools: req.Tools, PromptTokensEst: req.PromptTokensEst}
+	var out ModelOutput
+	if err := workflow.ExecuteActivity(actx, ActivityModel, in).Get(w.ctx, &out); err != nil {
+		return llm.AssistantMessage{}, llm.Binding{}, &sdk.Error{Kind: sdk.KindProviderUnavailable, Message: "model request failed on the worker: " + err.Error()}
+	}
+	for _, u := range out.Usages {
+		obs.OnUsage(u.Binding, u.Usage, u.Cost)
+	}
+	if out.Err != nil {
+		return out.Message, out.Binding, out.Err
+	}
+	return out.Message, out.Binding, nil
+}
+
+type pendingAction struct {
+	id    string
+	since time.Time
+}
+
+// wfTools is the loop's Tools: each call is an activity.
+type wfTools struct {
+	w       *wf
+	defs    []sdk.ToolDefinition
+	pending []pendingAction // in the order they became pending
+}
+
+func (t *wfTools) Definitions() []sdk.ToolDefinition { return t.defs }
+
+func (t *wfTools) Run(_ context.Context, call sdk.Call) tools.Outcome {
+	w := t.w
+	readOnly := slices.Contains(w.in.ReadOnly, call.Tool)
+	var out ToolOutput
+	err := workflow.ExecuteActivity(w.toolOptions(readOnly), ActivityTool, ToolInput{Session: w.in.Session, Events: w.take(), Call: call}).Get(w.ctx, &out)
+	if err != nil {
+		// The call was lost with its worker (or failed every attempt):
+		// the model is told, and a writing call is not run again.
+		o := tools.Outcome{Call: call, Result: sdk.Result{Err: interrupted(call, readOnly, err)}}
+		o.Result.Content = o.Result.Err.Message
+		_ = w.Record(context.Background(), tools.EventToolResult, o.ResultEvent())
+		return o
+	}
+	o := tools.Outcome{Call: out.Call, Result: out.Result, Duration: time.Duration(out.DurationMS) * time.Millisecond,
+		StopRun: out.StopRun, Pending: out.Pending, ActionID: out.ActionID}
+	if out.RecordErr != "" {
+		o.RecordErr = errors.New(out.RecordErr)
+	}
+	if out.Pending {
+		t.pending = append(t.pending, pendingAction{id: out.ActionID, since: workflow.Now(w.ctx)})
+	}
+	return o
+}
+
+func interrupted(call sdk.Call, readOnly bool, err error) *sdk.Error {
+	if readOnly {
+		return &sdk.Error{Kind: sdk.KindCanceled, Message: fmt.Sprintf("interrupted: the %s call failed on every worker that tried it (%v)", call.Tool, err)}
+	}
+	return &sdk.Error{Kind: sdk.KindCanceled, Message: fmt.Sprintf(
+		"interrupted: the worker running this %s call stopped before it finished; it was not run again because %s is not read-only, so its effects may be partial — check before repeating it", call.Tool, call.Tool)}
+}

@@ -1,0 +1,314 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/harness-agent/harness/core/agent"
+	"github.com/harness-agent/harness/core/llm"
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/sdk"
+)
+
+// fakeModel answers from a script, one reply per request, and keeps the
+// requests it got.
+type fakeModel struct {
+	mu      sync.Mutex
+	replies []llm.AssistantMessage
+	reqs    []llm.Request
+}
+
+func (m *fakeModel) Complete(_ context.Context, req llm.Request, obs llm.Observer) (llm.AssistantMessage, llm.Binding, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reqs = append(m.reqs, req)
+	if len(m.replies) == 0 {
+		return llm.AssistantMessage{}, llm.Binding{}, sdk.Errorf(sdk.KindInvalidRequest, "fake model: no reply scripted for request %d", len(m.reqs))
+	}
+	r := m.replies[0]
+	m.replies = m.replies[1:]
+	b := llm.Binding{Name: "fake"}
+	if r.Text != "" {
+		obs.OnChunk(0, "text", r.Text)
+	}
+	r.Usage = sdk.Usage{PromptTokens: 100, CompletionTokens: 10}
+	obs.OnUsage(b, r.Usage, 0.01)
+	return r, b, nil
+}
+
+func (m *fakeModel) requests() []llm.Request {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]llm.Request(nil), m.reqs...)
+}
+
+// fakeTools runs every call with run.
+type fakeTools struct {
+	run func(sdk.Call) tools.Outcome
+}
+
+func (t *fakeTools) Definitions() []sdk.ToolDefinition {
+	return []sdk.ToolDefinition{{Name: "write_file", Description: "writes"}}
+}
+
+func (t *fakeTools) Run(_ context.Context, c sdk.Call) tools.Outcome { return t.run(c) }
+
+// memory records events and usage in order.
+type memory struct {
+	mu     sync.Mutex
+	events []string
+	usage  []session.Usage
+	ended  *Result
+}
+
+func (r *memory) Record(_ context.Context, typ string, _ any) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, typ)
+	return nil
+}
+
+func (r *memory) RecordUsage(_ context.Context, u session.Usage) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.usage = append(r.usage, u)
+	return nil
+}
+
+type oneSession struct{ rt *Runtime }
+
+func (s oneSession) Runtime(context.Context, string) (*Runtime, error) { return s.rt, nil }
+
+type fixture struct {
+	env       *testsuite.TestWorkflowEnvironment
+	model     *fakeModel
+	mem       *memory
+	decisions []Decision
+}
+
+func newFixture(t *testing.T, replies []llm.AssistantMessage, run func(sdk.Call) tools.Outcome) *fixture {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	f := &fixture{env: s.NewTestWorkflowEnvironment(), model: &fakeModel{replies: replies}, mem: &memory{}}
+	rt := &Runtime{Model: f.model, Bindings: []llm.Binding{{Name: "fake"}}, Tools: &fakeTools{run: run}, Recorder: f.mem, Meter: f.mem,
+		Decide: func(_ context.Context, d Decision) (tools.ResultEvent, error) {
+			f.mem.mu.Lock()
+			f.decisions = append(f.decisions, d)
+			f.mem.mu.Unlock()
+			if d.Approve {
+				return tools.ResultEvent{CallID: "c1", Tool: "write_file", OK: true, Content: "wrote 5 bytes", ActionID: d.ActionID}, nil
+			}
+			return tools.ResultEvent{CallID: "c1", Tool: "write_file", Content: "denied: " + d.Reason, ActionID: d.ActionID,
+				Error: &tools.ErrorData{Kind: sdk.KindDenied, Message: d.Reason}}, nil
+		},
+		End: func(_ context.Context, r Result) error {
+			f.mem.mu.Lock()
+			f.mem.ended = &r
+			f.mem.mu.Unlock()
+			return nil
+		},
+	}
+	Register(f.env, &Activities{Sessions: oneSession{rt}})
+	return f
+}
+
+func (f *fixture) run(t *testing.T, in Input) Result {
+	t.Helper()
+	if in.Session == "" {
+		in.Session = "s1"
+	}
+	in.Models = []string{"fake"}
+	if in.Messages == nil {
+		in.Messages = []sdk.Message{{Role: sdk.RoleSystem, Content: "be brief"}, {Role: sdk.RoleUser, Content: "write hello"}}
+	}
+	f.env.ExecuteWorkflow(WorkflowName, in)
+	if !f.env.IsWorkflowCompleted() {
+		t.Fatal("workflow did not complete")
+	}
+	if err := f.env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow failed: %v", err)
+	}
+	var res Result
+	if err := f.env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func call(id string) llm.AssistantMessage {
+	return llm.AssistantMessage{FinishReason: "tool_calls", ToolCalls: []sdk.ToolCall{{ID: id, Name: "write_file", Arguments: `{"path":"a.txt","content":"hello"}`}}}
+}
+
+func answer(text string) llm.AssistantMessage {
+	return llm.AssistantMessage{Text: text, FinishReason: "stop"}
+}
+
+func ran(c sdk.Call) tools.Outcome {
+	return tools.Outcome{Call: c, Result: sdk.Result{Content: "wrote 5 bytes"}}
+}
+
+// contents renders the messages of req, one a line.
+func contents(req llm.Request) string {
+	var b strings.Builder
+	for _, m := range req.Messages {
+		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
+	}
+	return b.String()
+}
+
+func TestWorkflowTurnsWithToolCall(t *testing.T) {
+	f := newFixture(t, []llm.AssistantMessage{call("c1"), answer("done")}, ran)
+	res := f.run(t, Input{})
+	if res.Status != agent.StatusCompleted || res.Text != "done" || res.Totals.Turns != 2 {
+		t.Fatalf("result = %+v, want completed after 2 turns with \"done\"", res)
+	}
+	if res.Totals.Tokens != 220 {
+		t.Errorf("tokens = %d, want 220 (2 × 110, metered in the workflow)", res.Totals.Tokens)
+	}
+	reqs := f.model.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("model got %d requests, want 2", len(reqs))
+	}
+	if got := contents(reqs[1]); !strings.Contains(got, "tool: wrote 5 bytes") {
+		t.Errorf("second request does not carry the tool result:\n%s", got)
+	}
+	want := []string{"llm.request", "llm.usage", "assistant.message", "llm.request", "assistant.chunk", "llm.usage", "assistant.message", "agent.response"}
+	if got := strings.Join(f.mem.events, " "); got != strings.Join(want, " ") {
+		t.Errorf("events in the store:\n got %s\nwant %s", got, strings.Join(want, " "))
+	}
+	if len(f.mem.usage) != 2 || f.mem.usage[1].Turn != 2 {
+		t.Errorf("usage records = %+v, want one per turn", f.mem.usage)
+	}
+	if f.mem.ended == nil || f.mem.ended.Status != agent.StatusCompleted {
+		t.Errorf("session not ended as completed: %+v", f.mem.ended)
+	}
+}
+
+func TestWorkflowMaxTurns(t *testing.T) {
+	f := newFixture(t, []llm.AssistantMessage{call("c1"), call("c2"), call("c3")}, ran)
+	res := f.run(t, Input{MaxTurns: 2})
+	if res.Status != agent.StatusLimit || res.Limit != agent.LimitMaxTurns {
+		t.Fatalf("result = %+v, want limit max_turns", res)
+	}
+	if n := len(f.model.requests()); n != 2 {
+		t.Errorf("model got %d requests, want 2 (max_turns = 2)", n)
+	}
+	if got := f.mem.events[len(f.mem.events)-1]; got != "toolloop.limit_reached" {
+		t.Errorf("last event = %s, want toolloop.limit_reached", got)
+	}
+}
+
+func TestWorkflowTokenBudget(t *testing.T) {
+	f := newFixture(t, []llm.AssistantMessage{call("c1"), call("c2")}, ran)
+	res := f.run(t, Input{MaxTokens: 100})
+	if res.Status != agent.StatusLimit || res.Limit != agent.LimitMaxTokens {
+		t.Fatalf("result = %+v, want limit max_tokens", res)
+	}
+	if n := len(f.model.requests()); n != 1 {
+		t.Errorf("model got %d requests, want 1: the budget was spent by the first", n)
+	}
+}
+
+// pendingOnce makes the first call await approval.
+func pendingOnce(c sdk.Call) tools.Outcome {
+	return tools.Outcome{Call: c, Pending: true, ActionID: "act-1",
+		Result: sdk.Result{Content: "awaiting approval as act-1", Err: &sdk.Error{Kind: sdk.KindPendingApproval, Message: "awaiting approval"}}}
+}
+
+func TestWorkflowApprovalSignal(t *testing.T) {
+	for _, approve := range []bool{true, false} {
+		t.Run(fmt.Sprintf("approve=%v", approve), func(t *testing.T) {
+			f := newFixture(t, []llm.AssistantMessage{call("c1"), answer("waiting for approval"), answer("done")}, pendingOnce)
+			f.env.RegisterDelayedCallback(func() {
+				f.env.SignalWorkflow(SignalDecision, Decision{ActionID: "act-1", Approve: approve, Reason: "not now"})
+			}, time.Hour)
+			res := f.run(t, Input{ApprovalTimeout: 24 * time.Hour})
+			if res.Status != agent.StatusCompleted || res.Text != "done" || res.Totals.Pending != 0 {
+				t.Fatalf("result = %+v, want completed with nothing pending", res)
+			}
+			if len(f.decisions) != 1 || f.decisions[0].Approve != approve {
+				t.Fatalf("decisions applied = %+v, want one with approve=%v", f.decisions, approve)
+			}
+			reqs := f.model.requests()
+			if len(reqs) != 3 {
+				t.Fatalf("model got %d requests, want 3", len(reqs))
+			}
+			want := "was approved and ran"
+			if !approve {
+				want = "was denied by a person"
+			}
+			if got := contents(reqs[2]); !strings.Contains(got, want) {
+				t.Errorf("request after the decision does not say %q:\n%s", want, got)
+			}
+		})
+	}
+}
+
+func TestWorkflowApprovalTimeoutDenies(t *testing.T) {
+	f := newFixture(t, []llm.AssistantMessage{call("c1"), answer("waiting for approval"), answer("ok, not written")}, pendingOnce)
+	start := f.env.Now()
+	res := f.run(t, Input{ApprovalTimeout: 24 * time.Hour})
+	if res.Status != agent.StatusCompleted {
+		t.Fatalf("result = %+v, want completed", res)
+	}
+	if len(f.decisions) != 1 || f.decisions[0].Approve || !strings.Contains(f.decisions[0].Reason, "approval timeout (24h0m0s)") {
+		t.Fatalf("decisions applied = %+v, want one denial for the timeout", f.decisions)
+	}
+	if waited := f.env.Now().Sub(start); waited < 24*time.Hour {
+		t.Errorf("workflow clock advanced %s, want the 24h timeout to have run out", waited)
+	}
+	if got := contents(f.model.requests()[2]); !strings.Contains(got, "was denied") {
+		t.Errorf("the model was not told of the denial:\n%s", got)
+	}
+}
+
+func TestWorkflowInterruptedToolCall(t *testing.T) {
+	for _, readOnly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("read_only=%v", readOnly), func(t *testing.T) {
+			f := newFixture(t, []llm.AssistantMessage{call("c1"), answer("done")}, ran)
+			attempts := 0
+			// The worker is lost in the middle of the call (on every
+			// attempt but the third).
+			f.env.OnActivity(ActivityTool, mock.Anything, mock.Anything).Return(func(_ context.Context, in ToolInput) (ToolOutput, error) {
+				attempts++
+				if attempts < 3 {
+					return ToolOutput{}, errors.New("activity heartbeat timeout: worker lost")
+				}
+				return ToolOutput{Call: in.Call, Result: sdk.Result{Content: "read it"}}, nil
+			})
+			in := Input{}
+			if readOnly {
+				in.ReadOnly = []string{"write_file"}
+			}
+			res := f.run(t, in)
+			if res.Status != agent.StatusCompleted {
+				t.Fatalf("result = %+v, want completed", res)
+			}
+			got := contents(f.model.requests()[1])
+			if readOnly {
+				if attempts != 3 || !strings.Contains(got, "tool: read it") {
+					t.Errorf("read-only call: %d attempts, model saw:\n%s\nwant 3 attempts and the result", attempts, got)
+				}
+				return
+			}
+			if attempts != 1 {
+				t.Errorf("writing call ran %d times, want once", attempts)
+			}
+			if !strings.Contains(got, "interrupted: the worker running this write_file call stopped") {
+				t.Errorf("the model was not told the call was interrupted:\n%s", got)
+			}
+		})
+	}
+}
