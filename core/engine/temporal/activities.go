@@ -156,8 +156,10 @@ func heartbeat(ctx context.Context) (stop func()) {
 // chunks records a request's deltas as assistant.chunk events (one per
 // run of a block) and its retries, and keeps its usage for the workflow.
 type chunks struct {
-	ctx    context.Context
-	rec    interface{ Record(context.Context, string, any) error }
+	ctx context.Context
+	rec interface {
+		Record(context.Context, string, any) error
+	}
 	quiet  bool // the summarizer's: no chunks
 	mu     sync.Mutex
 	block  int
