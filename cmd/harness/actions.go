@@ -125,6 +125,11 @@ func (c *cli) actionsDecide(ctx context.Context, workspace, id string, approve, 
 	if a.Status != session.ActionPending {
 		return exitf(exitFailed, "action %s is already %s (by %s: %s)", a.ID, a.Status, a.DecidedBy, a.Rule)
 	}
+	if address, onTemporal, err := temporalSession(ctx, store, a.Session); err != nil {
+		return err
+	} else if onTemporal {
+		return c.signalDecision(ctx, address, a, approve)
+	}
 	if !approve {
 		if _, err := approval.Apply(ctx, store, nil, a.ID, false); err != nil {
 			return err

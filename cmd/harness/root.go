@@ -84,6 +84,7 @@ func (c *cli) rootCommand() *cobra.Command {
 		c.fmtCommand(),
 		c.pluginsCommand(),
 		c.runCommand(),
+		c.workerCommand(),
 		c.sessionsCommand(),
 		c.actionsCommand(),
 		c.versionCommand(),

@@ -25,6 +25,10 @@ type runFlags struct {
 	cont    bool
 	// acceptConfig resumes a session whose configuration changed since.
 	acceptConfig bool
+	// engine, temporal, taskQueue and detach choose where the loop runs
+	// (temporal.go).
+	engine, temporal, taskQueue string
+	detach                      bool
 }
 
 func (c *cli) runCommand() *cobra.Command {
@@ -52,6 +56,10 @@ func (c *cli) runCommand() *cobra.Command {
 	cmd.Flags().StringVar(&f.resume, "resume", "", "continue the session ID (a prefix is enough)")
 	cmd.Flags().BoolVar(&f.cont, "continue", false, "continue the agent's most recent session")
 	cmd.Flags().BoolVar(&f.acceptConfig, "accept-config-change", false, "with --resume: continue even though the configuration changed since the session ran")
+	cmd.Flags().StringVar(&f.engine, "engine", "", "where the loop runs: local (default) or temporal (its workers: harness worker)")
+	cmd.Flags().StringVar(&f.temporal, "temporal", "", "with --engine temporal: the Temporal server, HOST:PORT")
+	cmd.Flags().StringVar(&f.taskQueue, "task-queue", "", "with --engine temporal: the task queue the session's workers serve")
+	cmd.Flags().BoolVar(&f.detach, "detach", false, "with --engine temporal: start the session and return; follow it with harness sessions attach ID")
 	return cmd
 }
 
@@ -76,6 +84,13 @@ func (c *cli) run(args []string, f runFlags) error {
 	}
 	if cfg.Agent(f.agent) == nil {
 		return c.noSuchAgent(args[0], cfg, f.agent)
+	}
+	eng, err := c.chooseEngine(cfg, f)
+	if err != nil {
+		return err
+	}
+	if eng.name == engineTemporal {
+		interactive = false // the session runs on its workers: one task
 	}
 	// A key that is not set is a configuration problem, reported before
 	// any plugin starts or request goes out.
@@ -104,6 +119,12 @@ func (c *cli) run(args []string, f runFlags) error {
 	storePath, err := c.storePath()
 	if err != nil {
 		return err
+	}
+	if eng.name == engineTemporal {
+		if strings.TrimSpace(task) == "" {
+			return exitf(exitUsage, "no task: give it as an argument or on standard input (a Temporal session is not interactive)")
+		}
+		return c.runTemporal(ctx, cfg, f, eng, task, view, storePath)
 	}
 	lines := newLineReader(in)
 	tel, err := c.startTelemetry(ctx, cfg)

@@ -60,6 +60,7 @@ func (c *cli) sessionsCommand() *cobra.Command {
 	list.Flags().BoolVar(&all, "all", false, "list the sessions of every workspace")
 	cmd.AddCommand(
 		list,
+		c.sessionsAttachCommand(),
 		&cobra.Command{
 			Use:   "show ID",
 			Short: "Replay a session as the live run showed it",

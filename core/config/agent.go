@@ -44,6 +44,7 @@ var permissionsSchema = &hcl.BodySchema{
 		{Name: "sandbox"},
 		{Name: "network"},
 		{Name: "terminal_store_bytes"},
+		{Name: "approval_timeout"},
 	},
 }
 
@@ -218,6 +219,7 @@ func (l *loader) decodePermissions(src *source, b *hcl.Block, p *Permissions) {
 	a.enum("sandbox", &p.Sandbox, SandboxOff, SandboxWorkspaceWrite)
 	a.boolean("network", &p.Network)
 	a.integer("terminal_store_bytes", &p.TerminalStoreBytes, 0)
+	a.duration("approval_timeout", &p.ApprovalTimeout)
 }
 
 func validWriteGlob(g string) bool {

@@ -62,6 +62,7 @@ type Config struct {
 	MCPServers []*MCPServer
 	Agents     []*Agent
 	Telemetry  *Telemetry // nil without a telemetry block
+	Engine     *Engine    // nil without an engine block
 
 	// Files maps each diagnostic filename to its parsed file, for source snippets.
 	Files map[string]*hcl.File
@@ -235,6 +236,9 @@ type Permissions struct {
 	// TerminalStoreBytes bounds the tool.progress output of one call kept in
 	// the session store: a head and a tail of this many bytes in all.
 	TerminalStoreBytes int64 // default DefaultTerminalStoreBytes; 0 keeps no progress
+	// ApprovalTimeout bounds how long a pending action of a session on the
+	// Temporal engine waits for a person: on expiry it is denied. 0: no bound.
+	ApprovalTimeout time.Duration
 }
 
 // DefaultTerminalStoreBytes is the default of permissions.terminal_store_bytes.

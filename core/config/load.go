@@ -32,6 +32,7 @@ var rootSchema = &hcl.BodySchema{
 		{Type: blockMCP, LabelNames: []string{"name"}},
 		{Type: blockAgent, LabelNames: []string{"name"}},
 		{Type: blockTelemetry},
+		{Type: blockEngine, LabelNames: []string{"name"}},
 	},
 }
 
@@ -243,6 +244,7 @@ func (l *loader) decode(sources []*source) {
 		}
 	}
 	l.decodeTelemetry(byType[blockTelemetry])
+	l.decodeEngine(byType[blockEngine])
 	if len(byType[blockAgent]) == 0 {
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagWarning,

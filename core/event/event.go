@@ -188,6 +188,9 @@ type SessionStarted struct {
 	// Task is the first user message as sent, with the session facts.
 	Task      string `json:"task"`
 	Workspace string `json:"workspace"`
+	// Engine says where a session runs when not on the local engine:
+	// name "temporal", address and task_queue.
+	Engine map[string]any `json:"engine,omitempty"`
 }
 
 // SessionResumed: a `run --resume` continues the session.

@@ -45,6 +45,13 @@ type Options struct {
 	Sink               func(session.Event)
 	Now                func() time.Time
 	RetryWait          llm.Sleeper // nil: real sleeps
+	// LeaseOwner, when set, is the owner of the session's lease instead of
+	// a random one: every worker of a Temporal task queue holds a session
+	// as the same owner, so a restarted worker takes it over at once.
+	LeaseOwner string
+	// Engine, when set, is recorded in session.started as "engine": where
+	// the session runs (`harness actions approve` signals it there).
+	Engine map[string]any
 }
 
 // Runner is one agent's run in one session.
@@ -80,6 +87,7 @@ type Runner struct {
 	lease    session.Lease
 	stopBeat func()
 	rec      *recorder
+	loopCfg  agent.Config
 	loop     *agent.Loop
 	msgs     []sdk.Message
 }
@@ -103,6 +111,9 @@ func Open(ctx context.Context, opts Options) (*Runner, error) {
 		return nil, err
 	}
 	r := &Runner{opts: opts, cfg: cfg, agent: ag, host: host, lease: session.NewLease()}
+	if opts.LeaseOwner != "" {
+		r.lease.Owner = opts.LeaseOwner
+	}
 	cat, diags := catalog.New(cfg, host, opts.Builtins)
 	if diags.HasErrors() {
 		host.Close()
@@ -308,7 +319,7 @@ func (r *Runner) build(ctx context.Context) error {
 	}
 	r.executor = ex
 	r.system = r.systemPrompt(ex.Definitions())
-	r.loop = agent.New(agent.Config{
+	r.loopCfg = agent.Config{
 		Session:   r.session,
 		Agent:     r.agent.Name,
 		Bindings:  r.bindings,
@@ -317,7 +328,8 @@ func (r *Runner) build(ctx context.Context) error {
 		MaxUSD:    r.agent.Budget.MaxUSD,
 		ReadOnly:  r.readOnly,
 		Compactor: r.compactor(ctx),
-	}, r.client, ex, r.rec, r.store)
+	}
+	r.loop = agent.New(r.loopCfg, r.client, ex, r.rec, r.store)
 	return nil
 }
 
@@ -518,7 +530,7 @@ func (r *Runner) Start(ctx context.Context, task string) error {
 	r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink, secrets: r.secrets}
 	text := prompt.TaskMessage(task, r.opts.Now().Format("2006-01-02"), r.cfg.Workspace)
 	if err := r.rec.Record(ctx, event.SessionStarted{
-		Agent: r.agent.Name, Model: model, Workspace: r.cfg.Workspace, Config: r.cfg.Path, Task: text,
+		Agent: r.agent.Name, Model: model, Workspace: r.cfg.Workspace, Config: r.cfg.Path, Task: text, Engine: r.opts.Engine,
 	}); err != nil {
 		return err
 	}
@@ -640,6 +652,12 @@ func (r *Runner) Totals() agent.Totals {
 
 // End records session.ended and closes the session with status.
 func (r *Runner) End(ctx context.Context, status string) error {
+	return r.EndWith(ctx, status, r.Totals())
+}
+
+// EndWith is End with the totals of an engine that ran the loop elsewhere
+// (a Temporal workflow).
+func (r *Runner) EndWith(ctx context.Context, status string, t agent.Totals) error {
 	if r.session == "" {
 		return nil
 	}
@@ -650,7 +668,6 @@ func (r *Runner) End(ctx context.Context, status string) error {
 	if r.rec == nil { // a resume that failed before its tools were built
 		r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink, secrets: r.secrets}
 	}
-	t := r.Totals()
 	err := r.rec.Record(ctx, event.SessionEnded{Status: status, Turns: t.Turns, Tokens: t.Tokens, CostUSD: t.CostUSD, PendingActions: t.Pending})
 	return errors.Join(err, r.store.EndSession(ctx, r.session, status, t.Turns))
 }
@@ -751,6 +768,29 @@ func redactEvent(d event.Data, secrets []string) any {
 // minEventSecret is the shortest secret redacted from events: shorter
 // api_key values are placeholders ("ollama") that also name things.
 const minEventSecret = 8
+
+// Messages returns the conversation so far (system prompt, task, ...).
+func (r *Runner) Messages() []sdk.Message { return r.msgs }
+
+// LoopConfig returns the settings the session's loop runs with, once
+// Start, Resume or Executor built it.
+func (r *Runner) LoopConfig() agent.Config { return r.loopCfg }
+
+// ToolDefinitions returns the schemas of the agent's tools once Start,
+// Resume or Executor built its executor.
+func (r *Runner) ToolDefinitions() []sdk.ToolDefinition {
+	if r.executor == nil {
+		return nil
+	}
+	return r.executor.Definitions()
+}
+
+// Client returns the agent's model client.
+func (r *Runner) Client() agent.Model { return r.client }
+
+// Recorder returns what commits the session's events (and hands them to
+// the sink).
+func (r *Runner) Recorder() tools.Recorder { return r.rec }
 
 // progressStoreBytes is the executor's bound on stored progress from
 // permissions.terminal_store_bytes, where 0 keeps none.

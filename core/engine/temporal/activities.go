@@ -69,13 +69,16 @@ func (a *Activities) Model(ctx context.Context, in ModelInput) (ModelOutput, err
 		return ModelOutput{}, err
 	}
 	defer heartbeat(ctx)()
-	bs := rt.Bindings
+	model, bs := rt.Model, rt.Bindings
 	obs := &chunks{ctx: ctx, rec: rt.Recorder}
 	if in.Summarizer {
-		bs = rt.Summarizer
+		model, bs = rt.SummarizerModel, rt.Summarizer
 		obs.quiet = true
+		if model == nil {
+			return ModelOutput{Err: &sdk.Error{Kind: sdk.KindInvalidRequest, Message: "no summarizer model on this worker"}}, nil
+		}
 	}
-	msg, b, err := rt.Model.Complete(ctx, llm.Request{Bindings: bs, Messages: in.Messages, Tools: in.Tools,
+	msg, b, err := model.Complete(ctx, llm.Request{Bindings: bs, Messages: in.Messages, Tools: in.Tools,
 		PromptTokensEst: in.PromptTokensEst, Session: in.Session}, obs)
 	obs.flush()
 	out := ModelOutput{Message: msg, Binding: b, Usages: obs.usages}

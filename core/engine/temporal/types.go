@@ -167,12 +167,15 @@ type RecordInput struct {
 // Runtime is what a worker runs one session's activities with: the same
 // model client, tool executor and approval pipeline as a local run.
 type Runtime struct {
-	Model      agent.Model
-	Bindings   []llm.Binding
-	Summarizer []llm.Binding // the compaction summarizer's models
-	Tools      agent.Tools
-	Recorder   agent.Recorder
-	Meter      agent.Meter
+	Model    agent.Model
+	Bindings []llm.Binding
+	// SummarizerModel and Summarizer are the compaction summarizer's
+	// client and models; nil: compaction uses its deterministic summary.
+	SummarizerModel agent.Model
+	Summarizer      []llm.Binding
+	Tools           agent.Tools
+	Recorder        agent.Recorder
+	Meter           agent.Meter
 	// Decide runs (approved) or denies a pending action and returns its
 	// tool.result, recorded.
 	Decide func(ctx context.Context, d Decision) (tools.ResultEvent, error)

@@ -45,8 +45,11 @@ func Workflow(ctx workflow.Context, in Input) (Result, error) {
 		ReadOnly: func(string) bool { return false },
 	}
 	if c := in.Compaction; c != nil {
-		cfg.Compactor = &agent.Compactor{Model: &wfModel{w: w, summarizer: true}, Bindings: bindings(c.Summarizer),
+		cfg.Compactor = &agent.Compactor{Bindings: bindings(c.Summarizer),
 			ContextWindow: c.ContextWindow, Threshold: c.Threshold, KeepRecent: c.KeepRecent, Timeout: c.Timeout, MaxIneffective: c.MaxIneffective}
+		if len(c.Summarizer) > 0 {
+			cfg.Compactor.Model = &wfModel{w: w, summarizer: true}
+		}
 	}
 	w.tools = &wfTools{w: w, defs: defs}
 	loop := agent.New(cfg, &wfModel{w: w}, w.tools, w, w)
@@ -69,7 +72,10 @@ func Workflow(ctx workflow.Context, in Input) (Result, error) {
 			}
 			var res tools.ResultEvent
 			if err := workflow.ExecuteActivity(w.toolOptions(false), ActivityDecide, DecideInput{Session: in.Session, Events: w.take(), Decision: d}).Get(ctx, &res); err != nil {
-				return Result{}, err
+				// The decision could not be applied (the action was decided
+				// elsewhere, or its worker was lost): the model hears of it.
+				res = tools.ResultEvent{ActionID: p.id, Content: "the decision could not be applied: " + err.Error(),
+					Error: &tools.ErrorData{Kind: sdk.KindInternal, Message: err.Error()}}
 			}
 			loop.Resolved(p.id)
 			msgs = append(msgs, sdk.Message{Role: sdk.RoleUser, Content: agent.LateNote(res)})

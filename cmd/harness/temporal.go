@@ -1,0 +1,402 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/harness-agent/harness/core/agent"
+	"github.com/harness-agent/harness/core/approval"
+	"github.com/harness-agent/harness/core/config"
+	engine "github.com/harness-agent/harness/core/engine/temporal"
+	"github.com/harness-agent/harness/core/runner"
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/core/tools"
+)
+
+// Engines of `harness run --engine`.
+const (
+	engineLocal    = "local"
+	engineTemporal = "temporal"
+)
+
+// engineChoice is where a run's loop runs: flags over the configuration's
+// engine block.
+type engineChoice struct {
+	name, address, queue string
+}
+
+func (c *cli) chooseEngine(cfg *config.Config, f runFlags) (engineChoice, error) {
+	e := engineChoice{name: f.engine, address: f.temporal, queue: f.taskQueue}
+	if b := cfg.Engine; b != nil {
+		if e.name == "" {
+			e.name = b.Name
+		}
+		if e.address == "" {
+			e.address = b.Address
+		}
+		if e.queue == "" {
+			e.queue = b.TaskQueue
+		}
+	}
+	switch e.name {
+	case "", engineLocal:
+		if f.detach {
+			return e, exitf(exitUsage, "--detach needs --engine temporal: a local run ends with its process")
+		}
+		e.name = engineLocal
+		return e, nil
+	case engineTemporal:
+		if e.address == "" || e.queue == "" {
+			return e, exitf(exitUsage, "--engine temporal needs the server and the task queue: pass --temporal HOST:PORT and --task-queue Q, or set address and task_queue in an engine \"temporal\" block")
+		}
+		if f.resume != "" || f.cont {
+			return e, exitf(exitUsage, "--resume and --continue run on the local engine only; a Temporal session continues on its own: harness sessions attach ID")
+		}
+		return e, nil
+	}
+	return e, exitf(exitUsage, "--engine %q: the engines are local and temporal", e.name)
+}
+
+// leaseOwner is the lease owner of the sessions of a task queue: every
+// worker of the queue holds them as the same owner, so a restarted or
+// another worker takes a session over without waiting for a lease to go
+// stale.
+func leaseOwner(queue string) string { return "temporal:" + queue }
+
+func dialTemporal(address string) (client.Client, error) {
+	cl, err := client.Dial(client.Options{HostPort: address, Logger: tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))})
+	if err != nil {
+		return nil, exitf(exitFailed, "connect to the Temporal server at %s: %v (is it running? harness worker and run --engine temporal need one)", address, err)
+	}
+	return cl, nil
+}
+
+// runTemporal starts the session here (its first events, the task), hands
+// its loop to a workflow on the task queue and shows its events as a local
+// run would, from the session store, until it ends.
+func (c *cli) runTemporal(ctx context.Context, cfg *config.Config, f runFlags, e engineChoice, task string, view *renderer, storePath string) error {
+	opts := runner.Options{Config: cfg, Agent: f.agent, StorePath: storePath, StateDir: c.locator.StateFolder(), Builtins: builtinCatalog(),
+		Logger: c.logger, LeaseOwner: leaseOwner(e.queue),
+		Engine: map[string]any{"name": engineTemporal, "address": e.address, "task_queue": e.queue}}
+	r, err := runner.Open(ctx, opts)
+	if err != nil {
+		return c.openError(cfg, err)
+	}
+	if err := r.Start(ctx, task); err != nil {
+		_ = r.End(ctx, agent.StatusError)
+		_ = r.Close()
+		return exitf(exitFailed, "%v", err)
+	}
+	in := workflowInput(r, cfg)
+	id := r.SessionID()
+	// The run's plugins and lease go: the workers of the queue hold the
+	// session from now on.
+	_ = r.Close()
+	cl, err := dialTemporal(e.address)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	if _, err := cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: e.queue}, engine.WorkflowName, in); err != nil {
+		return exitf(exitFailed, "start session %s on Temporal at %s: %v", id, e.address, err)
+	}
+	if f.detach {
+		fmt.Fprintf(c.stdout, "session %s runs on task queue %s; follow it: harness sessions attach %s\n", id, e.queue, id)
+		return nil
+	}
+	return c.follow(ctx, storePath, id, view, 0)
+}
+
+// workflowInput is the workflow's Input from a started run.
+func workflowInput(r *runner.Runner, cfg *config.Config) engine.Input {
+	lc := r.LoopConfig()
+	in := engine.Input{Session: r.SessionID(), Agent: lc.Agent, MaxTurns: lc.MaxTurns, MaxTokens: lc.MaxTokens, MaxUSD: lc.MaxUSD,
+		Messages: r.Messages(), ApprovalTimeout: r.Agent().Permissions.ApprovalTimeout}
+	for _, b := range lc.Bindings {
+		in.Models = append(in.Models, b.Name)
+	}
+	for _, d := range r.ToolDefinitions() {
+		if lc.ReadOnly != nil && lc.ReadOnly(d.Name) {
+			in.ReadOnly = append(in.ReadOnly, d.Name)
+		}
+	}
+	if comp := lc.Compactor; comp != nil {
+		in.Compaction = &engine.Compaction{ContextWindow: comp.ContextWindow, Threshold: comp.Threshold, KeepRecent: comp.KeepRecent,
+			Timeout: comp.Timeout, MaxIneffective: comp.MaxIneffective}
+		for _, b := range comp.Bindings {
+			in.Compaction.Summarizer = append(in.Compaction.Summarizer, b.Name)
+		}
+	}
+	if b := cfg.Engine; b != nil {
+		in.Timeouts.Heartbeat = b.Heartbeat
+	}
+	return in
+}
+
+// follow shows the events of session id after seq as they are recorded,
+// until session.ended; its exit status is the session's.
+func (c *cli) follow(ctx context.Context, storePath, id string, view *renderer, after int64) error {
+	store, err := session.Open(storePath)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		evs, err := store.Events(ctx, id, after)
+		if err != nil && ctx.Err() == nil {
+			return exitf(exitFailed, "follow session %s: %v", id, err)
+		}
+		for _, ev := range evs {
+			view.event(ev)
+			after = ev.Seq
+			if ev.Type == "session.ended" {
+				var d struct {
+					Status  string  `json:"status"`
+					Turns   int     `json:"turns"`
+					Tokens  int64   `json:"tokens"`
+					CostUSD float64 `json:"cost_usd"`
+					Pending int     `json:"pending_actions"`
+				}
+				_ = json.Unmarshal(ev.Data, &d)
+				out := agent.Outcome{Status: d.Status}
+				view.closing(id, out, agent.Totals{Turns: d.Turns, Tokens: d.Tokens, CostUSD: d.CostUSD, Pending: d.Pending})
+				return silentExit(statusExit(d.Status))
+			}
+		}
+		select {
+		case <-ctx.Done():
+			fmt.Fprintf(c.stderr, "harness: stopped following session %s; it goes on on its workers: harness sessions attach %s\n", id, id)
+			return silentExit(interruptedExit(ctx))
+		case <-tick.C:
+		}
+	}
+}
+
+func (c *cli) sessionsAttachCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "attach ID",
+		Short: "Follow a session that runs on Temporal workers, from its first event, until it ends",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, interrupt, stop := interruptContext(false)
+			defer stop()
+			storePath, err := c.storePath()
+			if err != nil {
+				return err
+			}
+			s, err := session.Open(storePath)
+			if err != nil {
+				return err
+			}
+			info, err := sessionByID(ctx, s, args[0])
+			_ = s.Close()
+			if err != nil {
+				return err
+			}
+			stdout := watchOutput(c.stdout, interrupt)
+			human, humanFile := stdout, c.stdout
+			if asJSON {
+				human, humanFile = c.stderr, c.stderr
+			}
+			view := newRenderer(human, stdout, asJSON, c.displayFor(humanFile))
+			return c.follow(ctx, storePath, info.ID, view, 0)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print events as JSON Lines on stdout; human text goes to stderr")
+	return cmd
+}
+
+func (c *cli) workerCommand() *cobra.Command {
+	var address, queue string
+	cmd := &cobra.Command{
+		Use:   "worker --temporal HOST:PORT --task-queue Q",
+		Short: "Run the model requests and tool calls of the sessions started on a Temporal task queue",
+		Long: "Polls task queue Q of the Temporal server for the sessions `harness run --engine temporal`\n" +
+			"started there, and runs their model requests and tool calls with the plugins, sandbox and\n" +
+			"approval pipeline of a local run, from the configuration file each session recorded. Every\n" +
+			"worker of Q must reach that file, the session store and the session's workspace.",
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(*cobra.Command, []string) error {
+			if address == "" || queue == "" {
+				return exitf(exitUsage, "harness worker needs --temporal HOST:PORT and --task-queue Q")
+			}
+			return c.worker(address, queue)
+		},
+	}
+	cmd.Flags().StringVar(&address, "temporal", "", "the Temporal server (HOST:PORT)")
+	cmd.Flags().StringVar(&queue, "task-queue", "", "the task queue to serve")
+	return cmd
+}
+
+func (c *cli) worker(address, queue string) error {
+	ctx, _, stop := interruptContext(false)
+	defer stop()
+	storePath, err := c.storePath()
+	if err != nil {
+		return err
+	}
+	cl, err := dialTemporal(address)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ws := &workerSessions{c: c, storePath: storePath, queue: queue, open: map[string]*workerSession{}}
+	defer ws.closeAll()
+	w := worker.New(cl, queue, worker.Options{})
+	engine.Register(w, &engine.Activities{Sessions: ws})
+	if err := w.Start(); err != nil {
+		return exitf(exitFailed, "worker for task queue %s on %s: %v", queue, address, err)
+	}
+	fmt.Fprintf(c.stderr, "harness worker: serving task queue %s on %s\n", queue, address)
+	<-ctx.Done()
+	w.Stop()
+	return nil
+}
+
+// workerSessions are the sessions a worker has run activities of, each
+// with its plugins started once.
+type workerSessions struct {
+	c         *cli
+	storePath string
+	queue     string
+	mu        sync.Mutex
+	open      map[string]*workerSession
+}
+
+type workerSession struct {
+	r  *runner.Runner
+	rt *engine.Runtime
+}
+
+func (ws *workerSessions) Runtime(_ context.Context, id string) (*engine.Runtime, error) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if s, ok := ws.open[id]; ok {
+		return s.rt, nil
+	}
+	// The session's plugins outlive one activity: they are started with a
+	// context of their own and stopped when the session ends.
+	ctx := context.Background()
+	store, err := session.Open(ws.storePath)
+	if err != nil {
+		return nil, err
+	}
+	info, err := store.Session(ctx, id)
+	var events []session.Event
+	if err == nil {
+		events, err = store.Events(ctx, id, 0)
+	}
+	_ = store.Close()
+	if err != nil {
+		return nil, err
+	}
+	if info.ConfigPath == "" {
+		return nil, fmt.Errorf("session %s recorded no configuration file", id)
+	}
+	cfg, err := ws.c.loadConfig(info.ConfigPath, false)
+	if err != nil {
+		return nil, fmt.Errorf("configuration %s of session %s: %w", info.ConfigPath, id, err)
+	}
+	r, err := runner.Open(ctx, runner.Options{Config: cfg, Agent: info.Agent, StorePath: ws.storePath, StateDir: ws.c.locator.StateFolder(),
+		Builtins: builtinCatalog(), Logger: ws.c.logger, LeaseOwner: leaseOwner(ws.queue)})
+	if err != nil {
+		return nil, err
+	}
+	ex, err := r.Executor(ctx, id)
+	if err != nil {
+		_ = r.Close()
+		return nil, err
+	}
+	if rebuilt, err := agent.Rebuild(events); err == nil {
+		ex.CountPrior(rebuilt.Calls...) // the repeated-call guard counts from the session's start
+	}
+	lc := r.LoopConfig()
+	rt := &engine.Runtime{Model: r.Client(), Bindings: lc.Bindings, Tools: ex, Recorder: r.Recorder(), Meter: r.Store(),
+		Decide: func(ctx context.Context, d engine.Decision) (tools.ResultEvent, error) {
+			out, err := approval.Apply(ctx, r.Store(), ex, d.ActionID, d.Approve)
+			return out.ResultEvent(), err
+		},
+		End: func(ctx context.Context, res engine.Result) error {
+			err := r.EndWith(ctx, res.Status, res.Totals)
+			ws.mu.Lock()
+			delete(ws.open, id)
+			ws.mu.Unlock()
+			return errors.Join(err, r.Close())
+		},
+	}
+	if comp := lc.Compactor; comp != nil && comp.Model != nil {
+		rt.SummarizerModel, rt.Summarizer = comp.Model, comp.Bindings
+	}
+	ws.open[id] = &workerSession{r: r, rt: rt}
+	return rt, nil
+}
+
+func (ws *workerSessions) closeAll() {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for id, s := range ws.open {
+		_ = s.r.Close()
+		delete(ws.open, id)
+	}
+}
+
+// temporalSession returns where session id runs when it runs on Temporal
+// (its session.started event says so), else ok is false.
+func temporalSession(ctx context.Context, store *session.Store, id string) (address string, ok bool, err error) {
+	evs, err := store.Events(ctx, id, 0)
+	if err != nil {
+		return "", false, err
+	}
+	for _, ev := range evs {
+		if ev.Type != agent.EventSessionStarted {
+			continue
+		}
+		var d struct {
+			Engine struct {
+				Name    string `json:"name"`
+				Address string `json:"address"`
+			} `json:"engine"`
+		}
+		if err := json.Unmarshal(ev.Data, &d); err != nil {
+			return "", false, err
+		}
+		return d.Engine.Address, d.Engine.Name == engineTemporal, nil
+	}
+	return "", false, nil
+}
+
+// signalDecision hands a person's decision on action id to the workflow of
+// its session, which applies it on a worker.
+func (c *cli) signalDecision(ctx context.Context, address string, a session.Action, approve bool) error {
+	cl, err := dialTemporal(address)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	d := engine.Decision{ActionID: a.ID, Approve: approve}
+	if !approve {
+		d.Reason = "denied by a person (harness actions deny)"
+	}
+	if err := cl.SignalWorkflow(ctx, a.Session, "", engine.SignalDecision, d); err != nil {
+		return exitf(exitFailed, "signal session %s on Temporal at %s: %v", a.Session, address, err)
+	}
+	what := "approved"
+	if !approve {
+		what = "denied"
+	}
+	fmt.Fprintf(c.stdout, "%s %s: %s (session %s runs on Temporal: its worker applies the decision; follow it: harness sessions attach %s)\n", what, a.ID, a.Summary, a.Session, a.Session)
+	return nil
+}

@@ -1,0 +1,246 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
+)
+
+// temporalServer starts the Temporal CLI's dev server ($HARNESS_TEMPORAL,
+// built by scripts/test.sh) on free local ports, in memory, and returns
+// its address; it is stopped when the test ends.
+func temporalServer(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("HARNESS_TEMPORAL")
+	if bin == "" {
+		t.Skip("HARNESS_TEMPORAL is not set: it names the Temporal CLI (go install github.com/temporalio/cli/cmd/temporal@v1.5.1) these tests start a dev server with")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("HARNESS_TEMPORAL=%s: %v", bin, err)
+	}
+	port, ui, httpPort, metrics := freePort(t), freePort(t), freePort(t), freePort(t)
+	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", fmt.Sprint(port), "--ui-port", fmt.Sprint(ui),
+		"--http-port", fmt.Sprint(httpPort), "--metrics-port", fmt.Sprint(metrics), "--db-filename", "", "--log-level", "error")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		select {
+		case err := <-exited:
+			t.Fatalf("temporal dev server exited: %v\n%s", err, out.String())
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		cl, err := client.DialContext(ctx, client.Options{HostPort: addr})
+		if err == nil {
+			_, err = cl.CheckHealth(ctx, &client.CheckHealthRequest{})
+			cl.Close()
+		}
+		cancel()
+		if err == nil {
+			return addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("temporal dev server at %s not ready: %v\n%s", addr, err, out.String())
+		}
+		time.Sleep(200 * time.Millisecond) // poll interval of the readiness check
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startWorker starts `harness worker` in its own process group (its plugins
+// with it); kill -9s the group.
+func startWorker(t *testing.T, dir, addr, queue string) (kill func()) {
+	t.Helper()
+	cmd := exec.Command(harnessBin, "worker", "--temporal", addr, "--task-queue", queue)
+	cmd.Dir = dir
+	cmd.Env = testEnv(t, []string{"TEST_DEEPSEEK_KEY=" + apiKey})
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	kill = func() {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		t.Logf("worker output:\n%s", out.String())
+	}
+	t.Cleanup(kill)
+	return kill
+}
+
+// temporalAgent is an agent on the fake DeepSeek server run on Temporal.
+func temporalAgent(url, addr, queue string) string {
+	return fmt.Sprintf(`provider "deepseek" {
+  api_key  = env("TEST_DEEPSEEK_KEY")
+  base_url = %q
+}
+
+model "flash" {
+  provider       = "deepseek"
+  id             = "deepseek-v4-flash"
+  context_window = 1000000
+  thinking       = false
+}
+
+agent "coder" {
+  model = "flash"
+  tools = ["read_file", "terminal"]
+  permissions {
+    terminal = "allow"
+    sandbox  = "off"
+  }
+}
+
+engine "temporal" {
+  address    = %q
+  task_queue = %q
+  heartbeat  = "3s"
+}
+`, url, addr, queue)
+}
+
+func TestTemporalTwoTurns(t *testing.T) {
+	addr := temporalServer(t)
+	fake := fakedeepseek.New(t,
+		fakedeepseek.Scripted(readCall("c1", "notes.txt")),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "The notes say hello."}))
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "agent.hcl"), temporalAgent(fake.URL, addr, "q-two-turns"))
+	writeFile(t, filepath.Join(dir, "notes.txt"), "hello from the notes\n")
+	startWorker(t, dir, addr, "q-two-turns")
+
+	r := harness(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, "run", "--json", "--engine", "temporal", "agent.hcl", "Look at the notes")
+	if r.code != 0 {
+		t.Fatalf("run --engine temporal exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	evs := parseEvents(t, r.stdout)
+	var types []string
+	for _, ev := range evs {
+		types = append(types, ev.Type)
+	}
+	got := strings.Join(types, " ")
+	for _, want := range []string{"session.started", "assistant.message", "tool.result", "agent.response", "session.ended"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the run did not show %s; events: %s", want, got)
+		}
+	}
+	if !strings.Contains(r.stdout, "hello from the notes") || !strings.Contains(r.stdout, `"status":"completed"`) {
+		t.Errorf("the tool result or the completed status is missing:\n%s", r.stdout)
+	}
+	if n := len(fake.Requests()); n != 2 {
+		t.Errorf("the fake DeepSeek server got %d requests, want 2", n)
+	}
+}
+
+// A worker killed in the middle of a session: another one continues it from
+// the workflow's history. The model request that completed is not sent
+// again, and the writing tool call that was in flight is not run again: the
+// model is told it was interrupted.
+func TestTemporalWorkerKilledMidSession(t *testing.T) {
+	addr := temporalServer(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran.txt")
+	cmdLine := fmt.Sprintf("echo ran >> %s; sleep 120", marker)
+	fake := fakedeepseek.New(t,
+		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "c1", Name: "terminal", Arguments: fmt.Sprintf(`{"command":%q}`, cmdLine)}}}),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "The command was interrupted; I will not repeat it."}))
+	writeFile(t, filepath.Join(dir, "agent.hcl"), temporalAgent(fake.URL, addr, "q-kill"))
+	kill := startWorker(t, dir, addr, "q-kill")
+
+	r := harness(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, "run", "--engine", "temporal", "--detach", "agent.hcl", "Run the command")
+	if r.code != 0 {
+		t.Fatalf("run --detach exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	id := strings.Fields(strings.TrimPrefix(r.stdout, "session "))[0]
+
+	// Wait until the command runs (its marker line is written).
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if b, err := os.ReadFile(marker); err == nil && strings.Count(string(b), "ran") == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the terminal call never ran")
+		}
+		time.Sleep(100 * time.Millisecond) // poll interval
+	}
+	kill()
+	if n := len(fake.Requests()); n != 1 {
+		t.Fatalf("before the kill the fake got %d requests, want 1", n)
+	}
+	startWorker(t, dir, addr, "q-kill")
+
+	a := harness(t, dir, nil, "sessions", "attach", "--json", id)
+	if a.code != 0 {
+		t.Fatalf("sessions attach exit %d\nstdout:\n%s\nstderr:\n%s", a.code, a.stdout, a.stderr)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the fake DeepSeek server got %d requests, want 2: the completed first one must not be sent again", len(reqs))
+	}
+	var toolMsg string
+	for _, m := range messagesOf(t, reqs[1]) {
+		if m["role"] == "tool" {
+			toolMsg, _ = m["content"].(string)
+		}
+	}
+	if !strings.Contains(toolMsg, "interrupted") || !strings.Contains(toolMsg, "not run again") {
+		t.Errorf("the model was not told the call was interrupted; tool message: %q", toolMsg)
+	}
+	if b, _ := os.ReadFile(marker); strings.Count(string(b), "ran") != 1 {
+		t.Errorf("the writing call ran %d times, want once:\n%s", strings.Count(string(b), "ran"), b)
+	}
+	store, err := session.Open(storeFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	info, err := store.Session(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Status != "completed" {
+		t.Errorf("session status = %q, want completed", info.Status)
+	}
+}
