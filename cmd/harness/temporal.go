@@ -18,6 +18,7 @@ import (
 	"github.com/harness-agent/harness/core/approval"
 	"github.com/harness-agent/harness/core/config"
 	engine "github.com/harness-agent/harness/core/engine/temporal"
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/runner"
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/tools"
@@ -161,17 +162,11 @@ func (c *cli) follow(ctx context.Context, storePath, id string, view *renderer, 
 		for _, ev := range evs {
 			view.event(ev)
 			after = ev.Seq
-			if ev.Type == "session.ended" {
-				var d struct {
-					Status  string  `json:"status"`
-					Turns   int     `json:"turns"`
-					Tokens  int64   `json:"tokens"`
-					CostUSD float64 `json:"cost_usd"`
-					Pending int     `json:"pending_actions"`
-				}
+			if ev.Type == event.TypeSessionEnded {
+				var d event.SessionEnded
 				_ = json.Unmarshal(ev.Data, &d)
 				out := agent.Outcome{Status: d.Status}
-				view.closing(id, out, agent.Totals{Turns: d.Turns, Tokens: d.Tokens, CostUSD: d.CostUSD, Pending: d.Pending})
+				view.closing(id, out, agent.Totals{Turns: d.Turns, Tokens: d.Tokens, CostUSD: d.CostUSD, Pending: d.PendingActions})
 				return silentExit(statusExit(d.Status))
 			}
 		}
@@ -361,19 +356,15 @@ func temporalSession(ctx context.Context, store *session.Store, id string) (addr
 		return "", false, err
 	}
 	for _, ev := range evs {
-		if ev.Type != agent.EventSessionStarted {
+		if ev.Type != event.TypeSessionStarted {
 			continue
 		}
-		var d struct {
-			Engine struct {
-				Name    string `json:"name"`
-				Address string `json:"address"`
-			} `json:"engine"`
-		}
+		var d event.SessionStarted
 		if err := json.Unmarshal(ev.Data, &d); err != nil {
 			return "", false, err
 		}
-		return d.Engine.Address, d.Engine.Name == engineTemporal, nil
+		address, _ = d.Engine["address"].(string)
+		return address, d.Engine["name"] == engineTemporal, nil
 	}
 	return "", false, nil
 }

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/llm"
 	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
@@ -46,7 +47,11 @@ func (a *Activities) runtime(ctx context.Context, id string, events []Event) (*R
 			}
 			continue
 		}
-		if err := rt.Recorder.Record(ctx, ev.Type, ev.Data); err != nil {
+		d, err := event.DecodeData(ev.Type, ev.Data)
+		if err != nil {
+			return nil, fmt.Errorf("session %s: decoding a buffered %s event: %w", id, ev.Type, err)
+		}
+		if err := rt.Recorder.Record(ctx, d); err != nil {
 			return nil, fmt.Errorf("session %s: recording %s: %w", id, ev.Type, err)
 		}
 	}
@@ -159,10 +164,8 @@ func heartbeat(ctx context.Context) (stop func()) {
 // chunks records a request's deltas as assistant.chunk events (one per
 // run of a block) and its retries, and keeps its usage for the workflow.
 type chunks struct {
-	ctx context.Context
-	rec interface {
-		Record(context.Context, string, any) error
-	}
+	ctx    context.Context
+	rec    event.Recorder
 	quiet  bool // the summarizer's: no chunks
 	mu     sync.Mutex
 	block  int
@@ -176,7 +179,7 @@ func (c *chunks) OnRetry(attempt int, kind sdk.ErrorKind, delay time.Duration) {
 	defer c.mu.Unlock()
 	c.flushLocked()
 	if !c.quiet {
-		_ = c.rec.Record(c.ctx, "llm.retry", map[string]any{"attempt": attempt, "kind": kind, "delay_ms": delay.Milliseconds()})
+		_ = c.rec.Record(c.ctx, event.LLMRetry{Attempt: attempt, Kind: kind, DelayMS: delay.Milliseconds()})
 	}
 }
 
@@ -210,6 +213,6 @@ func (c *chunks) flushLocked() {
 	if c.buf.Len() == 0 {
 		return
 	}
-	_ = c.rec.Record(c.ctx, "assistant.chunk", map[string]any{"block": c.block, "kind": c.kind, "delta": c.buf.String()})
+	_ = c.rec.Record(c.ctx, event.AssistantChunk{Block: c.block, Kind: c.kind, Delta: c.buf.String()})
 	c.buf.Reset()
 }

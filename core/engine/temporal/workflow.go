@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/harness-agent/harness/core/agent"
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/llm"
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/tools"
@@ -75,7 +76,7 @@ func Workflow(ctx workflow.Context, in Input) (Result, error) {
 				// The decision could not be applied (the action was decided
 				// elsewhere, or its worker was lost): the model hears of it.
 				res = tools.ResultEvent{ActionID: p.id, Content: "the decision could not be applied: " + err.Error(),
-					Error: &tools.ErrorData{Kind: sdk.KindInternal, Message: err.Error()}}
+					Error: &event.ErrorData{Kind: sdk.KindInternal, Message: err.Error()}}
 			}
 			loop.Resolved(p.id)
 			msgs = append(msgs, sdk.Message{Role: sdk.RoleUser, Content: agent.LateNote(res)})
@@ -107,12 +108,12 @@ type wf struct {
 }
 
 // Record buffers an event for the next activity to commit.
-func (w *wf) Record(_ context.Context, typ string, data any) error {
-	raw, err := json.Marshal(data)
+func (w *wf) Record(_ context.Context, d event.Data) error {
+	raw, err := json.Marshal(d)
 	if err != nil {
 		return err
 	}
-	w.buf = append(w.buf, Event{Type: typ, Data: raw})
+	w.buf = append(w.buf, Event{Type: d.EventType(), Data: raw})
 	return nil
 }
 
@@ -229,7 +230,7 @@ func (t *wfTools) Run(_ context.Context, call sdk.Call) tools.Outcome {
 		// the model is told, and a writing call is not run again.
 		o := tools.Outcome{Call: call, Result: sdk.Result{Err: interrupted(call, readOnly, err)}}
 		o.Result.Content = o.Result.Err.Message
-		_ = w.Record(context.Background(), tools.EventToolResult, o.ResultEvent())
+		_ = w.Record(context.Background(), o.ResultEvent())
 		return o
 	}
 	o := tools.Outcome{Call: out.Call, Result: out.Result, Duration: time.Duration(out.DurationMS) * time.Millisecond,

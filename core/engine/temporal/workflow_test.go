@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/harness-agent/harness/core/agent"
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/llm"
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/tools"
@@ -72,10 +73,10 @@ type memory struct {
 	ended  *Result
 }
 
-func (r *memory) Record(_ context.Context, typ string, _ any) error {
+func (r *memory) Record(_ context.Context, d event.Data) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = append(r.events, typ)
+	r.events = append(r.events, d.EventType())
 	return nil
 }
 
@@ -111,7 +112,7 @@ func newFixture(t *testing.T, replies []llm.AssistantMessage, run func(sdk.Call)
 				return tools.ResultEvent{CallID: "c1", Tool: "write_file", OK: true, Content: "wrote 5 bytes", ActionID: d.ActionID}, nil
 			}
 			return tools.ResultEvent{CallID: "c1", Tool: "write_file", Content: "denied: " + d.Reason, ActionID: d.ActionID,
-				Error: &tools.ErrorData{Kind: sdk.KindDenied, Message: d.Reason}}, nil
+				Error: &event.ErrorData{Kind: sdk.KindDenied, Message: d.Reason}}, nil
 		},
 		End: func(_ context.Context, r Result) error {
 			f.mem.mu.Lock()
