@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
 
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
@@ -54,7 +56,7 @@ func temporalServer(t *testing.T) string {
 		default:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		cl, err := client.DialContext(ctx, client.Options{HostPort: addr})
+		cl, err := client.DialContext(ctx, client.Options{HostPort: addr, Logger: tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))})
 		if err == nil {
 			_, err = cl.CheckHealth(ctx, &client.CheckHealthRequest{})
 			cl.Close()
@@ -181,7 +183,11 @@ func TestTemporalWorkerKilledMidSession(t *testing.T) {
 	addr := temporalServer(t)
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "ran.txt")
-	cmdLine := fmt.Sprintf("echo ran >> %s; sleep 120", marker)
+	// The command outlives the killed worker (the terminal runs it in its
+	// own process group) until the test ends: it waits for the file done.
+	done := filepath.Join(dir, "done")
+	cmdLine := fmt.Sprintf("echo ran >> %s; while [ ! -e %s ]; do sleep 0.1; done", marker, done)
+	t.Cleanup(func() { writeFile(t, done, "") })
 	fake := fakedeepseek.New(t,
 		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "c1", Name: "terminal", Arguments: fmt.Sprintf(`{"command":%q}`, cmdLine)}}}),
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "The command was interrupted; I will not repeat it."}))
