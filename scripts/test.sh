@@ -150,7 +150,27 @@ need_postgres() {
   export HARNESS_TEST_POSTGRES="postgres://harness@/postgres?host=$dir&sslmode=disable"
 }
 
-services=(mcp_servers node_plugin chromium jaeger postgres)
+# The Temporal CLI, whose dev server the Temporal engine's end-to-end tests
+# (cmd/harness temporal_test.go) start on free local ports, in memory, and
+# stop. Built once from the module proxy into the cache (about 7 minutes on
+# two cores, a 250 MB binary); go install of a version leaves go.mod alone.
+need_temporal() {
+  export HARNESS_TEST_TEMPORAL=required # the Temporal tests fail instead of skipping
+  local version=v1.5.1
+  local dir="${XDG_CACHE_HOME:-$HOME/.cache}/harness-test/temporal-bin"
+  if [ -n "${HARNESS_TEMPORAL:-}" ]; then
+    [ -x "$HARNESS_TEMPORAL" ] || die "HARNESS_TEMPORAL=$HARNESS_TEMPORAL is not an executable: point it at a temporal CLI binary, or unset it"
+    return 0
+  fi
+  export HARNESS_TEMPORAL="$dir/temporal"
+  [ -x "$HARNESS_TEMPORAL" ] && return 0
+  say "building the Temporal CLI $version for the Temporal engine tests, once, into $dir (several minutes)"
+  mkdir -p "$dir"
+  GOBIN="$dir" go install "github.com/temporalio/cli/cmd/temporal@$version" ||
+    die "could not build the Temporal CLI $version (needs the Go module proxy); set HARNESS_TEMPORAL to a temporal CLI binary and rerun"
+}
+
+services=(mcp_servers node_plugin chromium jaeger postgres temporal)
 
 # ---- go test -------------------------------------------------------------
 

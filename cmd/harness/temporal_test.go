@@ -27,10 +27,16 @@ import (
 func temporalServer(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("HARNESS_TEMPORAL")
+	if bin == "" && os.Getenv("HARNESS_TEST_TEMPORAL") == "required" {
+		t.Fatal("HARNESS_TEST_TEMPORAL=required but HARNESS_TEMPORAL is not set (scripts/test.sh sets both)")
+	}
 	if bin == "" {
 		t.Skip("HARNESS_TEMPORAL is not set: it names the Temporal CLI (go install github.com/temporalio/cli/cmd/temporal@v1.5.1) these tests start a dev server with")
 	}
 	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("HARNESS_TEST_TEMPORAL") == "required" {
+			t.Fatalf("HARNESS_TEMPORAL=%s: %v", bin, err)
+		}
 		t.Skipf("HARNESS_TEMPORAL=%s: %v", bin, err)
 	}
 	port, ui, httpPort, metrics := freePort(t), freePort(t), freePort(t), freePort(t)
