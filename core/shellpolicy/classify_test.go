@@ -175,6 +175,10 @@ func TestClassify(t *testing.T) {
 		p.DenyCommands = []string{"rm *", "git push *"}
 	})
 	denyRm := with(func(p *Policy) { p.DenyCommands = []string{"rm *", "git push *"} })
+	gitDiff := with(func(p *Policy) {
+		p.AllowCommands = []string{"git diff *", "sort *"}
+		p.WriteGlobs = []string{"src/**"}
+	})
 	tests := []struct {
 		name     string
 		command  string
@@ -183,6 +187,16 @@ func TestClassify(t *testing.T) {
 		rule     string // checked when not empty
 	}{
 		{"deny matches with options", "rm -fr x", denyRm, Deny, `deny_commands "rm *"`},
+		// An option that writes a file is a write like a redirection: the
+		// shipped examples allow "git diff *".
+		{"git diff --output outside", "git diff --output=/etc/cron.d/x", gitDiff, Deny, "redirection outside workspace: /etc/cron.d/x"},
+		{"git diff --output as two words", "git diff --output " + filepath.Join(ws, "..", "x"), gitDiff, Deny, ""},
+		{"git diff --output outside write globs", "git diff --output=notes.txt", gitDiff, Ask, "needs approval: write to notes.txt is outside permissions.write"},
+		{"git diff --output inside write globs", "git diff --output=src/patch.diff", gitDiff, Allow, "allow_commands"},
+		{"git diff --output after -- is a path", "git diff -- --output=x", gitDiff, Allow, "allow_commands"},
+		{"git diff with an expansion may write", "git diff $OPT", gitDiff, Ask, "needs approval: where $OPT writes is known only when it runs"},
+		{"git diff --ext-diff runs a program", "git diff --ext-diff", gitDiff, Ask, "needs approval: git --ext-diff runs a program the repository's configuration names"},
+		{"sort -o outside", "sort -o/etc/passwd f", gitDiff, Deny, "redirection outside workspace: /etc/passwd"},
 		{"deny star matches bare program", "rm", denyRm, Deny, `deny_commands "rm *"`},
 		{"deny subcommand", "git push origin main", denyRm, Deny, `deny_commands "git push *"`},
 		{"deny subcommand bare", "git push", denyRm, Deny, `deny_commands "git push *"`},

@@ -131,7 +131,10 @@
 // # Redirections
 //
 // A redirection that writes (> >> >| <> &> &>> and >&FILE) is a write of its
-// target. /dev/null, /dev/stdout and /dev/stderr are always fine; so are
+// target, and so is the file named by an option with which a program writes
+// one (git --output, sort -o; an expansion in such a program's arguments is a
+// write to a place known only when it runs). git --ext-diff, which runs a
+// program the repository's configuration names, always needs a person. /dev/null, /dev/stdout and /dev/stderr are always fine; so are
 // descriptor duplications and closings (2>&1, >&-), reads and
 // here-documents. A relative target resolves against the workspace, the
 // shell's working directory; after cd, pushd, popd, env -C, sudo -D or -i, or

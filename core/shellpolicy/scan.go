@@ -241,7 +241,61 @@ func (c *context) add(cl call) {
 			}
 		}
 	}
+	c.optionWrites(cl)
 	c.calls = append(c.calls, cl)
+}
+
+// writeOptions are options with which a program an allow pattern may cover
+// ("git diff *") writes the file they name, as a redirection would:
+// `git diff --output=~/.bashrc`.
+var writeOptions = map[string][]string{
+	"git":  {"--output"},
+	"sort": {"-o", "--output"},
+}
+
+// runOptions are options with which such a program runs another program
+// the repository's configuration names.
+var runOptions = map[string][]string{
+	"git": {"--ext-diff"},
+}
+
+// optionWrites records the files cl writes through writeOptions as writes,
+// so that they are checked like redirection targets (outside the workspace
+// denied, inside only under permissions.write, protected paths refused),
+// and blocks runOptions.
+func (c *context) optionWrites(cl call) {
+	prog := baseName(cl.words[0].text)
+	opts, runs := writeOptions[prog], runOptions[prog]
+	if opts == nil && runs == nil {
+		return
+	}
+	args := cl.words[1:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.dynamic && a.text == "--" {
+			return
+		}
+		for _, o := range runs {
+			if !a.dynamic && (a.text == o || strings.HasPrefix(a.text, o+"=")) {
+				c.block("%s %s runs a program the repository's configuration names", prog, a.text)
+			}
+		}
+		for _, o := range opts {
+			switch {
+			case !a.dynamic && a.text == o && i+1 < len(args):
+				c.writes = append(c.writes, args[i+1])
+				i++
+			case !a.dynamic && strings.HasPrefix(a.text, o+"="):
+				c.writes = append(c.writes, word{text: strings.TrimPrefix(a.text, o+"=")})
+			case !a.dynamic && len(o) == 2 && strings.HasPrefix(a.text, o) && len(a.text) > 2 && !strings.HasPrefix(a.text, "--"):
+				c.writes = append(c.writes, word{text: a.text[2:]})
+			case a.dynamic:
+				// It may be such an option: a write to a place known
+				// only when it runs.
+				c.writes = append(c.writes, a)
+			}
+		}
+	}
 }
 
 // redirect records a redirection that writes a file, and blocks one that
