@@ -17,25 +17,52 @@ import (
 // plugin process (`harness plugin serve NAME`).
 type builtin struct {
 	catalog.Builtin
+	// tools is a tool plugin's own description of its tools: the catalog's
+	// list of what the built-in offers comes from it, not from a list kept
+	// by hand.
+	tools func() *sdk.ToolSet
 	serve func()
 }
 
 // builtins is the composition root's list of built-in plugins. The core
 // never imports plugins; it learns of these through the catalog.
 var builtins = []builtin{
-	{catalog.Builtin{Name: "readfile", Kind: sdk.PluginTool, Tools: []string{"read_file"}}, func() { sdk.ServeTool(readfile.New()) }},
-	{catalog.Builtin{Name: "writefile", Kind: sdk.PluginTool, Tools: []string{"write_file", "edit_file"}}, func() { sdk.ServeTool(writefile.New()) }},
-	{catalog.Builtin{Name: "terminal", Kind: sdk.PluginTool, Tools: []string{"terminal"}}, func() { sdk.ServeTool(terminal.New()) }},
-	{catalog.Builtin{Name: "search", Kind: sdk.PluginTool, Tools: []string{"search_workspace", "list_files"}}, func() { sdk.ServeTool(search.New()) }},
-	{catalog.Builtin{Name: "provider-deepseek", Kind: sdk.PluginProvider}, func() { sdk.ServeProvider(deepseek.New()) }},
-	{catalog.Builtin{Name: "provider-anthropic", Kind: sdk.PluginProvider}, func() { sdk.ServeProvider(anthropic.New()) }},
-	{catalog.Builtin{Name: "provider-script", Kind: sdk.PluginProvider}, func() { sdk.ServeProvider(script.New()) }},
+	toolBuiltin("readfile", readfile.New),
+	toolBuiltin("writefile", writefile.New),
+	toolBuiltin("terminal", terminal.New),
+	toolBuiltin("search", search.New),
+	providerBuiltin("provider-deepseek", func() sdk.Provider { return deepseek.New() }),
+	providerBuiltin("provider-anthropic", func() sdk.Provider { return anthropic.New() }),
+	providerBuiltin("provider-script", func() sdk.Provider { return script.New() }),
 }
 
+func toolBuiltin(name string, newPlugin func() *sdk.ToolSet) builtin {
+	return builtin{
+		Builtin: catalog.Builtin{Name: name, Kind: sdk.PluginTool},
+		tools:   newPlugin,
+		serve:   func() { sdk.ServeTool(newPlugin()) },
+	}
+}
+
+func providerBuiltin(name string, newPlugin func() sdk.Provider) builtin {
+	return builtin{
+		Builtin: catalog.Builtin{Name: name, Kind: sdk.PluginProvider},
+		serve:   func() { sdk.ServeProvider(newPlugin()) },
+	}
+}
+
+// builtinCatalog is what the catalog knows of the built-ins: each tool
+// plugin's tools as its ToolSet declares them (what its Describe reports).
 func builtinCatalog() []catalog.Builtin {
 	out := make([]catalog.Builtin, len(builtins))
 	for i, b := range builtins {
 		out[i] = b.Builtin
+		if b.tools == nil {
+			continue
+		}
+		for _, t := range b.tools().Tools {
+			out[i].Tools = append(out[i].Tools, t.Spec.Name)
+		}
 	}
 	return out
 }
