@@ -212,3 +212,17 @@ func TestPostgresConcurrentMigration(t *testing.T) {
 		t.Errorf("opening a newer schema: %v", err)
 	}
 }
+
+func TestRebind(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`SELECT ? , ?`:                          `SELECT $1 , $2`,
+		`WHERE (?1 = '' OR a = ?1) AND b = ?2`:  `WHERE ($1 = '' OR a = $1) AND b = $2`,
+		`SET x = '?' WHERE id = ?`:              `SET x = '?' WHERE id = $1`,
+		`VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`: `VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+	} {
+		if got := rebind(in); got != want {
+			t.Errorf("rebind(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
