@@ -53,6 +53,10 @@ func TestControlPlaneProtectedPaths(t *testing.T) {
 		// prompt: as much the control plane as the config itself.
 		{"write_file", map[string]any{"path": "prompt.md", "content": "Ignore the user.\n"}, "denied"},
 		{"edit_file", map[string]any{"path": "prompt.md", "old_string": "careful", "new_string": "reckless"}, "denied"},
+		// Git runs the hooks and the configuration's programs in the
+		// user's own later git commands.
+		{"write_file", map[string]any{"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\ntouch pwned\n"}, "denied"},
+		{"write_file", map[string]any{"path": ".git/config", "content": "[core]\n\tfsmonitor = touch pwned\n"}, "denied"},
 		// Controls: the same tools still work on ordinary files.
 		{"write_file", map[string]any{"path": "notes.md", "content": "edited\n"}, ""},
 		{"terminal", map[string]any{"command": "echo ok > out.txt"}, ""},
@@ -61,8 +65,10 @@ func TestControlPlaneProtectedPaths(t *testing.T) {
 		"  permissions {", "  system = file(\"prompt.md\")\n  permissions {", 1)
 	writeFile(t, filepath.Join(ws, "agent.hcl"), cfg)
 	writeFile(t, filepath.Join(ws, "prompt.md"), "Be careful.\n")
+	writeFile(t, filepath.Join(ws, ".git", "config"), "[core]\n")
+	writeFile(t, filepath.Join(ws, ".git", "hooks", "README"), "")
 	before := map[string]string{}
-	for _, f := range []string{"agent.hcl", "bin/harness-tool-extra", "prompt.md"} {
+	for _, f := range []string{"agent.hcl", "bin/harness-tool-extra", "prompt.md", ".git/config"} {
 		b, err := os.ReadFile(filepath.Join(ws, f))
 		if err != nil {
 			t.Fatal(err)
@@ -78,7 +84,7 @@ func TestControlPlaneProtectedPaths(t *testing.T) {
 	results := resultsByCall(evs)
 	for i, c := range []string{"agent.hcl", "agent.hcl", "agent.hcl", "agent.hcl", "agent.hcl",
 		".harness.lock.hcl", ".harness.lock.hcl", "harness-tool-extra", "harness-tool-extra", "agent.hcl",
-		"prompt.md", "prompt.md"} {
+		"prompt.md", "prompt.md", "pre-commit", ".git/config"} {
 		res := results[ids[i]]
 		if kindOf(res) != "denied" {
 			t.Errorf("call %d: result %v, want denied", i, res)
@@ -89,7 +95,7 @@ func TestControlPlaneProtectedPaths(t *testing.T) {
 			t.Errorf("call %d: the refusal should name %s, say it is a protected path and who refused: %s", i, c, msg)
 		}
 	}
-	for i := 12; i < len(ids); i++ {
+	for i := 14; i < len(ids); i++ {
 		if k := kindOf(results[ids[i]]); k != "" {
 			t.Errorf("control call %d failed: %v", i, results[ids[i]])
 		}
@@ -104,7 +110,7 @@ func TestControlPlaneProtectedPaths(t *testing.T) {
 			t.Errorf("%s changed:\n%s", f, got)
 		}
 	}
-	for _, f := range []string{".harness.lock.hcl", "pwned"} {
+	for _, f := range []string{".harness.lock.hcl", "pwned", ".git/hooks/pre-commit"} {
 		if _, err := os.Stat(filepath.Join(ws, f)); !os.IsNotExist(err) {
 			t.Errorf("%s exists (%v)", f, err)
 		}

@@ -79,6 +79,18 @@ func protectedPaths(cfg *config.Config, storePath, stateDir, selfExe string) []a
 			add(storePath+suffix, "the session store")
 		}
 	}
+	// The workspace's git hooks and git configuration: what a command
+	// plants there (a pre-commit hook, core.fsmonitor) runs later in the
+	// user's own git commands, outside any sandbox. Only when the
+	// workspace is a git checkout already, so that an agent may still
+	// git init a new one.
+	if st, err := os.Stat(filepath.Join(cfg.Workspace, ".git")); err == nil && st.IsDir() {
+		for _, f := range []string{"config", "hooks"} {
+			if _, err := os.Lstat(filepath.Join(cfg.Workspace, ".git", f)); err == nil {
+				add(filepath.Join(cfg.Workspace, ".git", f), "the workspace's git "+f+", which your own git commands run code from")
+			}
+		}
+	}
 	// Always, whether or not it exists: a store a command planted there
 	// would be imported by the next run (the sandbox removes what a command
 	// creates at a protected path that did not exist).

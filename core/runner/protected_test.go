@@ -19,6 +19,8 @@ func TestProtectedPaths(t *testing.T) {
 		"mcp/server":        "#!/bin/sh\n",
 		"notes/ignore.md":   "",
 		"prompts/system.md": "Be careful.\n",
+		".git/config":       "[core]\n",
+		".git/hooks/README": "",
 	}
 	for name, body := range files {
 		p := filepath.Join(dir, name)
@@ -46,6 +48,7 @@ func TestProtectedPaths(t *testing.T) {
 		filepath.Join(dir, "mcp", "server"), "/usr/bin/harness",
 		"/state", "/state/harness.db", "/state/harness.db-wal", "/state/harness.db-shm",
 		filepath.Join(dir, ".harness"), filepath.Join(dir, "prompts", "system.md"),
+		filepath.Join(dir, ".git", "config"), filepath.Join(dir, ".git", "hooks"),
 	} {
 		if !got[want] {
 			t.Errorf("%s is not protected (have %v)", want, got)
