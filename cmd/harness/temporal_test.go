@@ -256,3 +256,64 @@ func TestTemporalWorkerKilledMidSession(t *testing.T) {
 		t.Errorf("session status = %q, want completed", info.Status)
 	}
 }
+
+// A pending action of a session on Temporal is a durable wait: `harness
+// actions approve` signals the workflow, a worker runs the call, and the
+// model hears of it and goes on.
+func TestTemporalApproveBySignal(t *testing.T) {
+	addr := temporalServer(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "approved.txt")
+	fake := fakedeepseek.New(t,
+		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "c1", Name: "terminal", Arguments: fmt.Sprintf(`{"command":"echo yes > %s"}`, marker)}}}),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Waiting for approval."}),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Done: the command ran."}))
+	cfg := strings.Replace(temporalAgent(fake.URL, addr, "q-approve"), `terminal = "allow"`, "terminal   = \"ask\"\n    unattended = \"defer\"", 1)
+	writeFile(t, filepath.Join(dir, "agent.hcl"), cfg)
+	startWorker(t, dir, addr, "q-approve")
+
+	r := harness(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, "run", "--engine", "temporal", "--detach", "agent.hcl", "Run the command")
+	if r.code != 0 {
+		t.Fatalf("run --detach exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	id := strings.Fields(strings.TrimPrefix(r.stdout, "session "))[0]
+	store, err := session.Open(storeFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	var pending []session.Action
+	deadline := time.Now().Add(2 * time.Minute)
+	for len(pending) == 0 {
+		if pending, err = store.Actions(context.Background(), id, "pending"); err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no action became pending")
+		}
+		time.Sleep(100 * time.Millisecond) // poll interval
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the command ran before it was approved")
+	}
+	ap := harness(t, dir, nil, "actions", "approve", pending[0].ID)
+	if ap.code != 0 || !strings.Contains(ap.stdout, "runs on Temporal") {
+		t.Fatalf("actions approve exit %d\nstdout:\n%s\nstderr:\n%s", ap.code, ap.stdout, ap.stderr)
+	}
+	a := harness(t, dir, nil, "sessions", "attach", "--json", id)
+	if a.code != 0 {
+		t.Fatalf("sessions attach exit %d\nstdout:\n%s\nstderr:\n%s", a.code, a.stdout, a.stderr)
+	}
+	if b, err := os.ReadFile(marker); err != nil || strings.TrimSpace(string(b)) != "yes" {
+		t.Errorf("the approved command did not run on the worker: %v %q", err, b)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("the fake got %d requests, want 3", len(reqs))
+	}
+	msgs := messagesOf(t, reqs[2])
+	last, _ := msgs[len(msgs)-1]["content"].(string)
+	if !strings.Contains(last, "was approved and ran") {
+		t.Errorf("the model was not told of the approval; last message: %q", last)
+	}
+}
