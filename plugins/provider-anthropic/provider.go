@@ -77,4 +77,13 @@ func (p *provider) Stream(ctx context.Context, req sdk.StreamRequest, emit func(
 	return out
 }
 
-var _ sdk.Provider = (*provider)(nil)
+// SettingsSchema implements sdk.ProviderDescriber: the attributes of the
+// provider block besides "plugin" (providerkit.HTTPSettingsSchema).
+func (p *provider) SettingsSchema(context.Context) (json.RawMessage, error) {
+	return providerkit.HTTPSettingsSchema(), nil
+}
+
+var (
+	_ sdk.Provider          = (*provider)(nil)
+	_ sdk.ProviderDescriber = (*provider)(nil)
+)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/schema"
 )
 
 // ModelID is the one model the provider offers.
@@ -204,4 +205,18 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-var _ sdk.Provider = (*Provider)(nil)
+// SettingsSchema implements sdk.ProviderDescriber: the attributes of the
+// provider block besides "plugin". The host resolves a relative script
+// against the directory of the file that declares it before Configure.
+func (p *Provider) SettingsSchema(context.Context) (json.RawMessage, error) {
+	return schema.Object(
+		schema.String("script", "the script file; a relative path starts at the directory of the declaring file").Required(),
+		schema.Integer("chunk_size", "bytes per streamed delta (default 12)").Min(1),
+		schema.Integer("delay_ms", "pause between chunks, in milliseconds (default 0)").Min(0),
+	).JSON(), nil
+}
+
+var (
+	_ sdk.Provider          = (*Provider)(nil)
+	_ sdk.ProviderDescriber = (*Provider)(nil)
+)
