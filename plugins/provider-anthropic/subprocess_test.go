@@ -26,6 +26,14 @@ func TestSubprocess(t *testing.T) {
 	t.Parallel()
 	client := startPlugin(t)
 
+	// The plugin owns the schema of its settings (sdk.ProviderDescriber),
+	// its api_key a secret.
+	if schema, err := client.SettingsSchema(context.Background()); err != nil ||
+		!strings.Contains(string(schema), `"api_key":{"description"`) || !strings.Contains(string(schema), `"writeOnly":true`) ||
+		!strings.Contains(string(schema), `"max_event_bytes"`) {
+		t.Errorf("settings schema %s, %v: want the HTTP settings with a secret api_key", schema, err)
+	}
+
 	models, err := client.Models(context.Background())
 	if err != nil {
 		t.Fatal(err)
