@@ -117,35 +117,20 @@ func startWorker(t *testing.T, dir, addr, queue string) (kill func()) {
 	return kill
 }
 
-// temporalAgent is an agent on the fake DeepSeek server run on Temporal.
+// temporalAgent is deepseekConfig's agent with the terminal, on Temporal.
 func temporalAgent(url, addr, queue string) string {
-	return fmt.Sprintf(`provider "deepseek" {
-  api_key  = env("TEST_DEEPSEEK_KEY")
-  base_url = %q
-}
-
-model "flash" {
-  provider       = "deepseek"
-  id             = "deepseek-v4-flash"
-  context_window = 1000000
-  thinking       = false
-}
-
-agent "coder" {
-  model = "flash"
-  tools = ["read_file", "terminal"]
-  permissions {
+	permissions := `  permissions {
     terminal = "allow"
     sandbox  = "off"
-  }
-}
-
+  }`
+	engine := fmt.Sprintf(`
 engine "temporal" {
   address    = %q
   task_queue = %q
   heartbeat  = "3s"
 }
-`, url, addr, queue)
+`, addr, queue)
+	return strings.Replace(deepseekConfig(url, permissions, engine), `tools = ["read_file", "search_workspace"]`, `tools = ["read_file", "terminal"]`, 1)
 }
 
 func TestTemporalTwoTurns(t *testing.T) {
