@@ -38,8 +38,26 @@ func (a *Activities) runtime(ctx context.Context, id string, events []Event) (*R
 	if err != nil {
 		return nil, fmt.Errorf("session %s on this worker: %w", id, err)
 	}
+	// The events between two usage records are committed together (one
+	// transaction) when the store can.
+	var batch []event.Data
+	flush := func() error {
+		defer func() { batch = batch[:0] }()
+		if b, ok := rt.Recorder.(event.Batcher); ok && len(batch) > 1 {
+			return b.RecordAll(ctx, batch...)
+		}
+		for _, d := range batch {
+			if err := rt.Recorder.Record(ctx, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for _, ev := range events {
 		if ev.Usage != nil {
+			if err := flush(); err != nil {
+				return nil, fmt.Errorf("session %s: recording events: %w", id, err)
+			}
 			if rt.Meter != nil {
 				if err := rt.Meter.RecordUsage(ctx, *ev.Usage); err != nil {
 					return nil, fmt.Errorf("session %s: metering usage: %w", id, err)
@@ -51,9 +69,10 @@ func (a *Activities) runtime(ctx context.Context, id string, events []Event) (*R
 		if err != nil {
 			return nil, fmt.Errorf("session %s: decoding a buffered %s event: %w", id, ev.Type, err)
 		}
-		if err := rt.Recorder.Record(ctx, d); err != nil {
-			return nil, fmt.Errorf("session %s: recording %s: %w", id, ev.Type, err)
-		}
+		batch = append(batch, d)
+	}
+	if err := flush(); err != nil {
+		return nil, fmt.Errorf("session %s: recording events: %w", id, err)
 	}
 	return rt, nil
 }
