@@ -193,3 +193,14 @@ func insideDir(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
+
+// ProviderAttributes lists the attributes the host accepts in a built-in
+// provider block ("plugin" and the built-in providers' settings), for the
+// test that keeps them equal to what those plugins report.
+func ProviderAttributes() []string {
+	out := make([]string, 0, len(providerSchema.Attributes))
+	for _, a := range providerSchema.Attributes {
+		out = append(out, a.Name)
+	}
+	return out
+}

@@ -1,4 +1,4 @@
-package config
+package integration_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
+	"github.com/harness-agent/harness/core/config"
 	anthropic "github.com/harness-agent/harness/plugins/provider-anthropic"
 	deepseek "github.com/harness-agent/harness/plugins/provider-deepseek"
 	script "github.com/harness-agent/harness/plugins/provider-script"
@@ -67,10 +68,7 @@ func TestBuiltinProviderSchemasMatchHost(t *testing.T) {
 			}
 		}
 	}
-	var host []string
-	for _, a := range providerSchema.Attributes {
-		host = append(host, a.Name)
-	}
+	host := config.ProviderAttributes()
 	sort.Strings(reported)
 	sort.Strings(host)
 	if !slices.Equal(reported, host) {
@@ -104,7 +102,7 @@ api_key = "sk-x"           # ERROR: Unsupported argument
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}
-			p := &Provider{Name: "p", Plugin: tt.plugin, Settings: f.Body}
+			p := &config.Provider{Name: "p", Plugin: tt.plugin, Settings: f.Body}
 			_, diags = p.DecodeSettings(schemas[tt.plugin])
 			want := 0
 			for i, line := range strings.Split(tt.src, "\n") {
@@ -144,7 +142,7 @@ api_key = "sk-x"           # ERROR: Unsupported argument
 			if b.Type != "provider" {
 				continue
 			}
-			plugin := DefaultProviderPlugin
+			plugin := config.DefaultProviderPlugin
 			if a, ok := b.Body.Attributes["plugin"]; ok {
 				v, _ := a.Expr.Value(nil)
 				plugin = v.AsString()
@@ -158,7 +156,7 @@ api_key = "sk-x"           # ERROR: Unsupported argument
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}
-			p := &Provider{Name: b.Labels[0], Plugin: plugin, Settings: remain}
+			p := &config.Provider{Name: b.Labels[0], Plugin: plugin, Settings: remain}
 			if _, diags := p.DecodeSettings(s); len(diags) > 0 {
 				t.Errorf("%s: provider %q: %v", path, b.Labels[0], diags)
 			}
