@@ -3,7 +3,7 @@
 # has Go and Node.js, installing or starting what the tests need first and
 # stopping whatever it started when it exits.
 #
-#   scripts/test.sh                          # go test -race -count=1 ./...
+#   scripts/test.sh                          # go test -race -count=1 -timeout 40m ./...
 #   scripts/test.sh -run TestRun ./cmd/...   # extra go test flags; packages (./…) replace ./...
 #
 # .ci/run calls it. To add a service a test needs (a database, a browser, a
@@ -174,7 +174,7 @@ services=(mcp_servers node_plugin chromium jaeger postgres temporal)
 
 # ---- go test -------------------------------------------------------------
 
-flags=(-race -count=1)
+flags=(-race -count=1 -timeout 40m) # a later -timeout in the arguments wins
 pkgs=()
 for arg in "$@"; do
   case "$arg" in

@@ -3,32 +3,26 @@ package deepseek_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/harness-agent/harness/internal/testfs"
 )
 
-// binDir holds the plugin binary the subprocess tests build (once, on
+// binaries holds the plugin binary the subprocess tests build (once, on
 // first use).
-var (
-	binDir    string
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
+var binaries *testfs.Binaries
 
 func TestMain(m *testing.M) {
 	var err error
-	binDir, err = os.MkdirTemp("", "provider-deepseek-test-")
+	binaries, err = testfs.NewBinaries("provider-deepseek-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
-	os.RemoveAll(binDir)
+	binaries.Remove()
 	if code == 0 {
 		// No goroutine may outlive the tests: not a stream, a watchdog, an
 		// HTTP connection of a provider, or a plugin client.
@@ -40,19 +34,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// pluginBinary builds cmd/harness-provider-deepseek into a temporary
-// folder.
+// pluginBinary builds cmd/harness-provider-deepseek into a temporary folder.
 func pluginBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		binPath = filepath.Join(binDir, "harness-provider-deepseek")
-		out, err := exec.Command("go", "build", "-o", binPath, "./cmd/harness-provider-deepseek").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+	return binaries.Build(t, "./cmd/harness-provider-deepseek")
 }
