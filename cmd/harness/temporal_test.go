@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,79 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
-
 	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/internal/temporaltest"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
-// temporalServer starts the Temporal CLI's dev server ($HARNESS_TEMPORAL,
-// built by scripts/test.sh) on free local ports, in memory, and returns
-// its address; it is stopped when the test ends.
-func temporalServer(t *testing.T) string {
-	t.Helper()
-	bin := os.Getenv("HARNESS_TEMPORAL")
-	if bin == "" && os.Getenv("HARNESS_TEST_TEMPORAL") == "required" {
-		t.Fatal("HARNESS_TEST_TEMPORAL=required but HARNESS_TEMPORAL is not set (scripts/test.sh sets both)")
-	}
-	if bin == "" {
-		t.Skip("HARNESS_TEMPORAL is not set: it names the Temporal CLI (go install github.com/temporalio/cli/cmd/temporal@v1.5.1) these tests start a dev server with")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("HARNESS_TEST_TEMPORAL") == "required" {
-			t.Fatalf("HARNESS_TEMPORAL=%s: %v", bin, err)
-		}
-		t.Skipf("HARNESS_TEMPORAL=%s: %v", bin, err)
-	}
-	port, ui, httpPort, metrics := freePort(t), freePort(t), freePort(t), freePort(t)
-	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", fmt.Sprint(port), "--ui-port", fmt.Sprint(ui),
-		"--http-port", fmt.Sprint(httpPort), "--metrics-port", fmt.Sprint(metrics), "--db-filename", "", "--log-level", "error")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		select {
-		case err := <-exited:
-			t.Fatalf("temporal dev server exited: %v\n%s", err, out.String())
-		default:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		cl, err := client.DialContext(ctx, client.Options{HostPort: addr, Logger: tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))})
-		if err == nil {
-			_, err = cl.CheckHealth(ctx, &client.CheckHealthRequest{})
-			cl.Close()
-		}
-		cancel()
-		if err == nil {
-			return addr
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("temporal dev server at %s not ready: %v\n%s", addr, err, out.String())
-		}
-		time.Sleep(200 * time.Millisecond) // poll interval of the readiness check
-	}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+// temporalServer starts the Temporal CLI's dev server on free local ports
+// (internal/temporaltest) and returns its address.
+func temporalServer(t *testing.T) string { return temporaltest.Server(t) }
 
 // startWorker starts `harness worker` in its own process group (its plugins
 // with it); kill -9s the group.
@@ -157,6 +90,9 @@ func TestTemporalTwoTurns(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("the run did not show %s; events: %s", want, got)
 		}
+	}
+	if n := strings.Count(got, "tool.result"); n != 1 || strings.Contains(r.stdout, "interrupted") {
+		t.Errorf("the read_file call has %d tool.result events, want 1 that is not an interruption:\n%s", n, r.stdout)
 	}
 	if !strings.Contains(r.stdout, "hello from the notes") || !strings.Contains(r.stdout, `"status":"completed"`) {
 		t.Errorf("the tool result or the completed status is missing:\n%s", r.stdout)

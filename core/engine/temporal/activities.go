@@ -123,6 +123,9 @@ func (a *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 	}
 	defer heartbeat(ctx)()
 	o := rt.Tools.Run(ctx, in.Call)
+	// The presentation went into tool.result with the executor; the loop
+	// does not read it, and an interface does not decode from the history.
+	o.Result.Presentation = nil
 	out := ToolOutput{Call: o.Call, Result: o.Result, DurationMS: o.Duration.Milliseconds(), StopRun: o.StopRun, Pending: o.Pending, ActionID: o.ActionID}
 	if o.RecordErr != nil {
 		out.RecordErr = o.RecordErr.Error()

@@ -139,7 +139,8 @@ type ToolInput struct {
 	Call    sdk.Call
 }
 
-// ToolOutput is a tools.Outcome as data.
+// ToolOutput is a tools.Outcome as data, without the result's presentation
+// (recorded in tool.result by the executor; the loop does not read it).
 type ToolOutput struct {
 	Call       sdk.Call
 	Result     sdk.Result

@@ -313,3 +313,18 @@ func TestWorkflowInterruptedToolCall(t *testing.T) {
 		})
 	}
 }
+
+// A tool result with a presentation (an interface in sdk.Result, which does
+// not decode from JSON) reaches the loop: the activity's output carries
+// what the loop reads, the executor has recorded the rest.
+func TestWorkflowToolResultWithPresentation(t *testing.T) {
+	f := newFixture(t, []llm.AssistantMessage{call("c1"), answer("done")}, func(c sdk.Call) tools.Outcome {
+		return tools.Outcome{Call: c, Result: sdk.Result{Content: "read it", Presentation: sdk.FileView{Path: "a.txt", StartLine: 1, EndLine: 1}}}
+	})
+	if res := f.run(t, Input{}); res.Status != agent.StatusCompleted {
+		t.Fatalf("result = %+v, want completed", res)
+	}
+	if got := contents(f.model.requests()[1]); !strings.Contains(got, "tool: read it") || strings.Contains(got, "interrupted") {
+		t.Errorf("the model did not get the tool's result:\n%s", got)
+	}
+}

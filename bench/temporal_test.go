@@ -1,0 +1,521 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/internal/temporaltest"
+	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
+)
+
+// BenchmarkTemporalScale is the scale figure of the Temporal engine: N
+// sessions (BENCH_SCALE_SESSIONS, default 50) of T turns each
+// (BENCH_SCALE_TURNS, default 10: T-1 read_file calls, then the answer)
+// against the fake DeepSeek server, all started at once, run three ways
+// on one shared SQLite store:
+//
+//   - local: N `harness run` processes, the local engine;
+//   - temporal: N `harness run --engine temporal --detach` on a Temporal
+//     dev server, served by W `harness worker` processes
+//     (BENCH_SCALE_WORKERS, default 3);
+//   - kill: the same as temporal, with one worker killed (kill -9 of its
+//     process group, its plugins with it) once a third of the turns are
+//     done; the others finish every session.
+//
+// A turn is one model request; its time is from the request to the
+// session's next one, as the fake server sees them arrive: the answer
+// streamed and committed, the tool call run, the next request built. The
+// fake answers by the request's turn (its count of assistant messages),
+// so a request sent twice gets the same answer and is counted: the kill
+// run fails when a request the model had completed was sent again (a
+// re-sent request must be the one its session had in flight at the kill).
+//
+// It needs the Temporal CLI ($HARNESS_TEMPORAL, as the end-to-end tests)
+// and skips without it. Run it alone (several minutes):
+//
+//	HARNESS_TEMPORAL=~/.cache/harness-test/temporal-bin/temporal \
+//	  go test ./bench -run '^$' -bench TemporalScale -benchtime 1x -timeout 30m -v
+func BenchmarkTemporalScale(b *testing.B) {
+	addr := temporaltest.Server(b)
+	sc := &scale{b: b, addr: addr, dir: b.TempDir(),
+		sessions: envInt(b, "BENCH_SCALE_SESSIONS", 50), turns: envInt(b, "BENCH_SCALE_TURNS", 10),
+		workers: envInt(b, "BENCH_SCALE_WORKERS", 3), heartbeat: os.Getenv("BENCH_SCALE_HEARTBEAT")}
+	if sc.heartbeat == "" {
+		sc.heartbeat = "20s" // the engine's default
+	}
+	sc.state = filepath.Join(sc.dir, "state")
+	sc.model = newTurnModel(b, sc.turns)
+	b.Logf("load average before: %s", loadAvg())
+
+	local := sc.phase("local", false)
+	temporal := sc.phase("temporal", false)
+	kill := sc.phase("kill", true)
+
+	b.Logf("load average after: %s", loadAvg())
+	b.Logf("%d sessions x %d turns, all started at once, %d workers, heartbeat %s, one SQLite store:", sc.sessions, sc.turns, sc.workers, sc.heartbeat)
+	b.Logf("%-9s %8s %12s %8s %10s %10s %10s %10s", "engine", "wall", "sessions/min", "turns/s", "turn p50", "turn p99", "start p50", "session p50")
+	for _, p := range []*phaseResult{local, temporal, kill} {
+		b.Logf("%-9s %8s %12.1f %8.1f %10s %10s %10s %10s", p.name, p.wall.Round(10*time.Millisecond), p.sessionsPerMin(), p.turnsPerSec(),
+			ms(p.turn.pct(50)), ms(p.turn.pct(99)), ms(p.start.pct(50)), ms(p.session.pct(50)))
+	}
+	b.Logf("overhead per turn, temporal - local: p50 %s, p99 %s", ms(temporal.turn.pct(50)-local.turn.pct(50)), ms(temporal.turn.pct(99)-local.turn.pct(99)))
+	b.Logf("kill: %d model requests sent again (each the one its session had in flight at the kill), 0 completed ones; %d sessions stalled across the kill, the longest %s (the kill to its next request)",
+		kill.resent, kill.stalled, ms(kill.recover))
+
+	b.ReportMetric(temporal.sessionsPerMin(), "temporal-sessions/min")
+	b.ReportMetric(temporal.turnsPerSec(), "temporal-turns/s")
+	b.ReportMetric(local.sessionsPerMin(), "local-sessions/min")
+	b.ReportMetric(float64(temporal.turn.pct(50)-local.turn.pct(50))/float64(time.Millisecond), "overhead-p50-ms")
+	b.ReportMetric(float64(temporal.turn.pct(99)-local.turn.pct(99))/float64(time.Millisecond), "overhead-p99-ms")
+	b.ReportMetric(float64(kill.recover)/float64(time.Millisecond), "kill-recover-ms")
+	b.ReportMetric(float64(kill.resent), "kill-resent")
+}
+
+type scale struct {
+	b                        *testing.B
+	addr, dir, state         string
+	sessions, turns, workers int
+	heartbeat                string
+	model                    *turnModel
+}
+
+type phaseResult struct {
+	name                 string
+	sessions, turns      int
+	wall                 time.Duration
+	turn, start, session durations
+	// The kill run's: requests sent twice, sessions whose next request
+	// came later than a heartbeat after the kill, the longest such wait.
+	resent, stalled int
+	recover         time.Duration
+}
+
+func (p *phaseResult) sessionsPerMin() float64 {
+	return float64(p.sessions) / p.wall.Minutes()
+}
+
+func (p *phaseResult) turnsPerSec() float64 {
+	return float64(p.sessions*p.turns) / p.wall.Seconds()
+}
+
+// phase runs the sessions of one engine and measures them.
+func (sc *scale) phase(name string, kill bool) *phaseResult {
+	b := sc.b
+	temporal := name != "local"
+	queue := "scale-" + name
+	var stopWorkers []func(signal syscall.Signal)
+	if temporal {
+		for i := range sc.workers {
+			stopWorkers = append(stopWorkers, sc.startWorker(fmt.Sprintf("%s-%d", name, i), queue))
+		}
+	}
+	defer func() {
+		for _, stop := range stopWorkers {
+			stop(syscall.SIGTERM)
+		}
+	}()
+
+	tags := make([]string, sc.sessions)
+	dirs := make([]string, sc.sessions)
+	for i := range sc.sessions {
+		tags[i] = fmt.Sprintf("scale-%s-%03d", name, i)
+		dirs[i] = filepath.Join(sc.dir, tags[i])
+		engine := ""
+		if temporal {
+			engine = fmt.Sprintf("engine \"temporal\" {\n  address    = %q\n  task_queue = %q\n  heartbeat  = %q\n}\n", sc.addr, queue, sc.heartbeat)
+		}
+		writeBenchFile(b, filepath.Join(dirs[i], "agent.hcl"), scaleConfig(sc.model.URL, engine))
+		writeBenchFile(b, filepath.Join(dirs[i], "notes.txt"), "hello from the notes\n")
+	}
+
+	begin := time.Now()
+	launched := make([]time.Time, sc.sessions)
+	ids := make([]string, sc.sessions)
+	var wg sync.WaitGroup
+	for i := range sc.sessions {
+		wg.Go(func() {
+			args := []string{"run", "--json", "--no-input", "agent.hcl", "Read the notes (" + tags[i] + ")"}
+			if temporal {
+				args = []string{"run", "--engine", "temporal", "--detach", "agent.hcl", "Read the notes (" + tags[i] + ")"}
+			}
+			launched[i] = time.Now()
+			out, err := sc.harness(dirs[i], args...)
+			if err != nil {
+				b.Errorf("%s: harness %s: %v\n%s", tags[i], strings.Join(args, " "), err, out)
+				return
+			}
+			ids[i] = sessionID(out, temporal)
+		})
+	}
+	if kill {
+		// A third of the turns done: kill -9 one worker with its plugins.
+		sc.model.waitFor(b, "scale-"+name+"-", sc.sessions*sc.turns/3)
+	}
+	killedAt := time.Now()
+	if kill {
+		stopWorkers[0](syscall.SIGKILL)
+		b.Logf("kill: worker %s-0 killed (kill -9 of its process group) after %s", name, killedAt.Sub(begin).Round(time.Millisecond))
+	}
+	wg.Wait()
+	if b.Failed() {
+		b.FailNow()
+	}
+
+	store, err := session.Open(filepath.Join(sc.state, session.StoreFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	res := &phaseResult{name: name, sessions: sc.sessions, turns: sc.turns}
+	var last time.Time
+	deadline := time.Now().Add(20 * time.Minute)
+	for i, id := range ids {
+		for {
+			info, err := store.Session(context.Background(), id)
+			if err != nil {
+				b.Fatalf("%s: session %q: %v", tags[i], id, err)
+			}
+			if !info.EndedAt.IsZero() {
+				if info.Status != "completed" {
+					b.Fatalf("%s: session %s ended %s, want completed", tags[i], id, info.Status)
+				}
+				last = latest(last, info.EndedAt)
+				res.session = append(res.session, info.EndedAt.Sub(launched[i]))
+				break
+			}
+			if time.Now().After(deadline) {
+				b.Fatalf("%s: session %s still running after 20 minutes", tags[i], id)
+			}
+			time.Sleep(200 * time.Millisecond) // poll interval of the store
+		}
+	}
+	res.wall = last.Sub(begin)
+	if os.Getenv("BENCH_SCALE_DEBUG") != "" {
+		evs, _ := store.Events(context.Background(), ids[0], 0)
+		for _, ev := range evs {
+			b.Logf("%s %s %s %.600s", name, ev.Time.Format("15:04:05.000"), ev.Type, ev.Data)
+		}
+	}
+
+	for i, tag := range tags {
+		reqs := sc.model.of(tag)
+		byTurn := map[int][]time.Time{}
+		for _, r := range reqs {
+			byTurn[r.turn] = append(byTurn[r.turn], r.at)
+		}
+		if len(byTurn) != sc.turns {
+			b.Fatalf("%s: the model got requests for %d turns, want %d", tag, len(byTurn), sc.turns)
+		}
+		first := make([]time.Time, sc.turns) // each turn's first request
+		for t := range sc.turns {
+			first[t] = byTurn[t][0]
+			if n := len(byTurn[t]); n > 1 {
+				// Sent again: only the request in flight at the kill may be.
+				inFlight := kill && first[t].Before(killedAt) && (t+1 == sc.turns || !byTurn[t+1][0].Before(killedAt))
+				if !inFlight {
+					b.Errorf("%s: turn %d's model request was sent %d times; only one in flight at a worker's death may be sent again", tag, t+1, n)
+				}
+				res.resent += n - 1
+			}
+		}
+		res.start = append(res.start, first[0].Sub(launched[i]))
+		for t := 1; t < sc.turns; t++ {
+			res.turn = append(res.turn, first[t].Sub(first[t-1]))
+		}
+		if kill {
+			// The session's wait across the kill: from the kill to its
+			// first request after it.
+			for _, r := range reqs {
+				if r.at.After(killedAt) {
+					if wait := r.at.Sub(killedAt); wait > res.recover {
+						res.recover = wait
+					}
+					if hb, _ := time.ParseDuration(sc.heartbeat); r.at.Sub(killedAt) > hb/2 {
+						res.stalled++
+					}
+					break
+				}
+			}
+		}
+	}
+	return res
+}
+
+// startWorker starts `harness worker` in its own process group; stop
+// signals the group and waits for the worker.
+func (sc *scale) startWorker(name, queue string) (stop func(syscall.Signal)) {
+	b := sc.b
+	cmd := exec.Command(harnessBin, "worker", "--temporal", sc.addr, "--task-queue", queue)
+	cmd.Dir = sc.dir
+	cmd.Env = sc.env()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	var once sync.Once
+	stop = func(sig syscall.Signal) {
+		once.Do(func() {
+			_ = syscall.Kill(-cmd.Process.Pid, sig)
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				<-done
+			}
+			if s := strings.TrimSpace(out.String()); strings.Count(s, "\n") > 0 {
+				b.Logf("worker %s:\n%s", name, s)
+			}
+		})
+	}
+	b.Cleanup(func() { stop(syscall.SIGKILL) })
+	return stop
+}
+
+func (sc *scale) env() []string {
+	return append(os.Environ(), "HARNESS_STATE_DIR="+sc.state, "TEST_DEEPSEEK_KEY=sk-bench")
+}
+
+func (sc *scale) harness(dir string, args ...string) (string, error) {
+	cmd := exec.Command(harnessBin, args...)
+	cmd.Dir = dir
+	cmd.Env = sc.env()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String() + stderr.String(), err
+	}
+	return stdout.String(), nil
+}
+
+// sessionID reads the session id from a run's output: its first JSON
+// event, or the --detach line "session ID runs on …".
+func sessionID(out string, detached bool) string {
+	if detached {
+		if f := strings.Fields(strings.TrimPrefix(out, "session ")); len(f) > 0 {
+			return f[0]
+		}
+		return ""
+	}
+	var ev struct{ Session string }
+	line, _, _ := strings.Cut(out, "\n")
+	_ = json.Unmarshal([]byte(line), &ev)
+	return ev.Session
+}
+
+func scaleConfig(url, engine string) string {
+	return fmt.Sprintf(`provider "deepseek" {
+  api_key  = env("TEST_DEEPSEEK_KEY")
+  base_url = %q
+}
+
+model "flash" {
+  provider       = "deepseek"
+  id             = "deepseek-v4-flash"
+  context_window = 1000000
+  thinking       = false
+}
+
+agent "coder" {
+  model = "flash"
+  tools = ["read_file"]
+}
+%s`, url, engine)
+}
+
+// turnModel is the model of the scale run: one fake DeepSeek server per
+// turn (fakes[k] answers every session's request k+1: a read_file call,
+// the last one the answer), behind a handler that picks the fake by the
+// request's count of assistant messages and notes which session (the tag
+// in its task) asked for which turn when.
+type turnModel struct {
+	URL   string
+	fakes []*fakedeepseek.Server
+	tag   *regexp.Regexp
+
+	mu   sync.Mutex
+	reqs []modelRequest
+	more chan struct{} // closed and replaced at each request
+}
+
+type modelRequest struct {
+	tag  string
+	turn int
+	at   time.Time
+}
+
+func newTurnModel(b *testing.B, turns int) *turnModel {
+	m := &turnModel{tag: regexp.MustCompile(`scale-[a-z]+-\d+`), more: make(chan struct{})}
+	for k := range turns {
+		f := fakedeepseek.New(b)
+		if k == turns-1 {
+			f.Repeat(fakedeepseek.Scripted(fakedeepseek.Turn{Text: "The notes say hello."}))
+		} else {
+			f.Repeat(fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{
+				{ID: "c" + strconv.Itoa(k+1), Name: "read_file", Arguments: `{"path":"notes.txt"}`}}}))
+		}
+		m.fakes = append(m.fakes, f)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(m.serve))
+	b.Cleanup(srv.Close)
+	m.URL = srv.URL
+	return m
+}
+
+func (m *turnModel) serve(w http.ResponseWriter, r *http.Request) {
+	at := time.Now()
+	raw, _ := io.ReadAll(r.Body)
+	var body struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content any    `json:"content"`
+		} `json:"messages"`
+	}
+	_ = json.Unmarshal(raw, &body)
+	turn, tag := 0, ""
+	for _, msg := range body.Messages {
+		switch msg.Role {
+		case "assistant":
+			turn++
+		case "user":
+			if s, ok := msg.Content.(string); ok && tag == "" {
+				tag = m.tag.FindString(s)
+			}
+		}
+	}
+	m.mu.Lock()
+	m.reqs = append(m.reqs, modelRequest{tag: tag, turn: turn, at: at})
+	close(m.more)
+	m.more = make(chan struct{})
+	m.mu.Unlock()
+	if turn >= len(m.fakes) {
+		http.Error(w, "scale model: no turn "+strconv.Itoa(turn+1), http.StatusInternalServerError)
+		return
+	}
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, m.fakes[turn].URL+r.URL.Path, bytes.NewReader(raw))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	req.Header = r.Header.Clone()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, resp.Body)
+}
+
+// of returns the requests of the session tagged tag, in arrival order.
+func (m *turnModel) of(tag string) []modelRequest {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []modelRequest
+	for _, r := range m.reqs {
+		if r.tag == tag {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// waitFor waits until n requests of sessions whose tag starts with prefix
+// have arrived.
+func (m *turnModel) waitFor(b *testing.B, prefix string, n int) {
+	timeout := time.After(20 * time.Minute)
+	for {
+		m.mu.Lock()
+		got := 0
+		for _, r := range m.reqs {
+			if strings.HasPrefix(r.tag, prefix) {
+				got++
+			}
+		}
+		more := m.more
+		m.mu.Unlock()
+		if got >= n {
+			return
+		}
+		select {
+		case <-more:
+		case <-timeout:
+			b.Fatalf("only %d of %d model requests of %s* arrived in 20 minutes", got, n, prefix)
+		}
+	}
+}
+
+// durations are measured times; pct is a percentile of them.
+type durations []time.Duration
+
+func (d durations) pct(p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := int(float64(len(s))*p/100+0.5) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.0fms", float64(d)/float64(time.Millisecond)) }
+
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func envInt(b *testing.B, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		b.Fatalf("%s=%q: want a positive number", name, v)
+	}
+	return n
+}
+
+func loadAvg() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	return strings.Join(strings.Fields(string(raw))[:3], " ")
+}
+
+func writeBenchFile(b *testing.B, path, body string) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		b.Fatal(err)
+	}
+}

@@ -1,0 +1,91 @@
+// Package temporaltest runs the Temporal CLI's dev server (`temporal server
+// start-dev --headless`, in memory) on free local ports for the tests and
+// benchmarks of the Temporal engine.
+//
+// The binary is $HARNESS_TEMPORAL; scripts/test.sh builds
+// github.com/temporalio/cli/cmd/temporal once into a cache folder and sets
+// it (and HARNESS_TEST_TEMPORAL=required, which turns a missing binary from
+// a skip into a failure).
+package temporaltest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+)
+
+// Server starts a dev server and returns its address (HOST:PORT); it is
+// stopped when the test ends. Without a Temporal CLI it skips, saying why.
+func Server(tb testing.TB) string {
+	tb.Helper()
+	bin := os.Getenv("HARNESS_TEMPORAL")
+	required := os.Getenv("HARNESS_TEST_TEMPORAL") == "required"
+	if bin == "" && required {
+		tb.Fatal("HARNESS_TEST_TEMPORAL=required but HARNESS_TEMPORAL is not set (scripts/test.sh sets both)")
+	}
+	if bin == "" {
+		tb.Skip("HARNESS_TEMPORAL is not set: it names the Temporal CLI (go install github.com/temporalio/cli/cmd/temporal@v1.5.1) these tests start a dev server with")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		if required {
+			tb.Fatalf("HARNESS_TEMPORAL=%s: %v", bin, err)
+		}
+		tb.Skipf("HARNESS_TEMPORAL=%s: %v", bin, err)
+	}
+	port, ui, httpPort, metrics := freePort(tb), freePort(tb), freePort(tb), freePort(tb)
+	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", fmt.Sprint(port), "--ui-port", fmt.Sprint(ui),
+		"--http-port", fmt.Sprint(httpPort), "--metrics-port", fmt.Sprint(metrics), "--db-filename", "", "--log-level", "error")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	tb.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		select {
+		case err := <-exited:
+			tb.Fatalf("temporal dev server exited: %v\n%s", err, out.String())
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		cl, err := client.DialContext(ctx, client.Options{HostPort: addr, Logger: tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))})
+		if err == nil {
+			_, err = cl.CheckHealth(ctx, &client.CheckHealthRequest{})
+			cl.Close()
+		}
+		cancel()
+		if err == nil {
+			return addr
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("temporal dev server at %s not ready: %v\n%s", addr, err, out.String())
+		}
+		time.Sleep(200 * time.Millisecond) // poll interval of the readiness check
+	}
+}
+
+func freePort(tb testing.TB) int {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
