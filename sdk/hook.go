@@ -3,9 +3,15 @@ package sdk
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 )
 
-// Hook phases a hook plugin may subscribe to.
+// Hook phases a hook plugin may subscribe to (an HCL hook block's phases
+// lists some of them; [HookPhases] lists them all). The tools/ phases are
+// points of a tool call, in this order: at pre-execute and approve hooks
+// decide (a deny, an error or a timeout stops the call), at post-execute
+// and result they only observe. llm/stream is every model request.
 const (
 	PhasePreExecute  = "tools/pre-execute"
 	PhaseApprove     = "tools/approve"
@@ -13,6 +19,23 @@ const (
 	PhaseResult      = "tools/result"
 	PhaseLLMStream   = "llm/stream"
 )
+
+// HookPhases returns every phase a hook plugin may subscribe to, in the
+// order a tool call passes them, llm/stream last.
+func HookPhases() []string {
+	return []string{PhasePreExecute, PhaseApprove, PhasePostExecute, PhaseResult, PhaseLLMStream}
+}
+
+// IsHookPhase reports whether a hook plugin may subscribe to phase.
+func IsHookPhase(phase string) bool {
+	return slices.Contains(HookPhases(), phase)
+}
+
+// IsToolPhase reports whether phase is a point of a tool call ("tools/…"),
+// as opposed to llm/stream.
+func IsToolPhase(phase string) bool {
+	return strings.HasPrefix(phase, "tools/")
+}
 
 // Decision of a hook. DecisionNone leaves the decision to the next rule.
 type Decision int

@@ -18,7 +18,7 @@ type Capabilities struct {
 
 // ToolSpec describes one tool to the host and, through it, to the model.
 type ToolSpec struct {
-	Name        string // [a-zA-Z0-9_-], at most 64 characters
+	Name        string // see ValidToolName: [a-zA-Z0-9_-], at most 64 characters
 	Description string // prose the model reads
 	InputSchema json.RawMessage
 	Capabilities

@@ -108,7 +108,7 @@ func (a *fakeAsker) count() int {
 
 // approveHook is an in-process tools/approve hook.
 func approveHook(d sdk.Decision, err error) tools.Hook {
-	return tools.Hook{Name: "gate", Phases: []string{tools.PhaseApprove}, Handle: func(context.Context, sdk.HookEvent) (sdk.HookVerdict, error) {
+	return tools.Hook{Name: "gate", Phases: []string{sdk.PhaseApprove}, Handle: func(context.Context, sdk.HookEvent) (sdk.HookVerdict, error) {
 		return sdk.HookVerdict{Decision: d, Reason: "gate says so"}, err
 	}}
 }

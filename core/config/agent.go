@@ -11,6 +11,8 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/harness-agent/harness/sdk"
 )
 
 var agentSchema = &hcl.BodySchema{
@@ -127,15 +129,11 @@ func (l *loader) checkToolNames(tools []string, ranges []hcl.Range) ([]string, [
 	var names []string
 	var rngs []hcl.Range
 	for i, t := range tools {
-		name := t
-		if server, ok := strings.CutSuffix(t, MCPToolSeparator+"*"); ok {
-			name = server + MCPToolSeparator + "x"
-		}
 		switch {
-		case !toolNamePattern.MatchString(name):
+		case !validToolEntry(t):
 			l.errorf(ranges[i], "Invalid tool name",
-				"%q is not a tool name: tool names have 1 to %d letters, digits, '_' or '-' "+
-					"(\"NAME__*\" selects every tool of mcp \"NAME\").", t, maxToolName)
+				"%q is not a tool name: tool names have %s "+
+					"(%q selects every tool of mcp \"NAME\").", t, sdk.ToolNameRule, MCPWildcard("NAME"))
 		case slices.Contains(names, t):
 			l.diags = append(l.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagWarning,

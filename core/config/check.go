@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -93,16 +92,16 @@ func unknownTool(cfg *Config, cat Catalog, tool string) string {
 	if tool == EmitArtifactTool {
 		return ""
 	}
-	if server, _, ok := strings.Cut(tool, MCPToolSeparator); ok && cfg.MCP(server) != nil {
+	if server, ok := MCPServerOf(tool); ok && cfg.MCP(server) != nil {
 		return ""
 	}
-	if server, ok := strings.CutSuffix(tool, MCPToolSeparator+"*"); ok {
+	if server, ok := MCPWildcardServer(tool); ok {
 		return fmt.Sprintf("%q selects the tools of mcp %q, which is not declared.", tool, server)
 	}
 	if cat.HasTool(tool) {
 		return ""
 	}
-	if server, _, ok := strings.Cut(tool, MCPToolSeparator); ok {
+	if server, ok := MCPServerOf(tool); ok {
 		return fmt.Sprintf("no built-in or declared plugin offers a tool named %q, and no mcp %q is declared.",
 			tool, server)
 	}

@@ -16,8 +16,6 @@ const (
 	DefaultSummarizerAgent = "context-manager"
 	// EmitArtifactTool is the core's own tool: it is always known.
 	EmitArtifactTool = "emit_artifact"
-	// MCPToolSeparator joins an MCP server's name and its tool's name: "everything__echo".
-	MCPToolSeparator = "__"
 )
 
 // Approval and terminal policies (plugin.approval, mcp.approval, permissions.terminal).
@@ -37,15 +35,6 @@ const (
 const (
 	SandboxOff            = "off"
 	SandboxWorkspaceWrite = "workspace-write"
-)
-
-// Phases a hook may subscribe to (hook.phases).
-const (
-	PhasePreExecute  = "tools/pre-execute"
-	PhaseApprove     = "tools/approve"
-	PhasePostExecute = "tools/post-execute"
-	PhaseResult      = "tools/result"
-	PhaseLLMStream   = "llm/stream"
 )
 
 // Config is a decoded configuration: what the files say, with defaults applied and
@@ -161,9 +150,9 @@ type Plugin struct {
 // Hook is a hook block: a third-party hook plugin subscribed to phases.
 type Hook struct {
 	Name    string
-	Path    string // absolute
-	SHA256  string // lower-case hex; "" = take it from the lock file
-	Phases  []string
+	Path    string        // absolute
+	SHA256  string        // lower-case hex; "" = take it from the lock file
+	Phases  []string      // sdk.HookPhases, each once
 	Timeout time.Duration // default 10s
 
 	DeclRange hcl.Range

@@ -29,7 +29,8 @@
 //     "as the provider reports". In pricing, input_cache_miss and output are required and
 //     input_cache_hit defaults to input_cache_miss (no cache discount).
 //   - An agent without a tools attribute has an empty whitelist; a tool listed twice is a warning.
-//     Tool names must be what providers accept: 1 to 64 of [a-zA-Z0-9_-], or "NAME__*".
+//     Tool names must be what providers accept (sdk.ValidToolName), or "NAME__*"; toolnames.go
+//     is the one definition of that syntax, which core/tools and core/mcp match with.
 //   - mcp names may not contain "__" (it separates server and tool) and env is only for a
 //     command; an mcp block's url must be http(s).
 //   - Durations are Go durations ("90s", "2m") and must be positive; terminal_timeout may

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/harness-agent/harness/sdk"
 )
 
 var hookSchema = &hcl.BodySchema{
@@ -16,8 +18,6 @@ var hookSchema = &hcl.BodySchema{
 	},
 }
 
-var hookPhases = []string{PhasePreExecute, PhaseApprove, PhasePostExecute, PhaseResult, PhaseLLMStream}
-
 func (l *loader) decodeHook(it item) *Hook {
 	h := &Hook{Name: it.name(), Timeout: 10 * time.Second, DeclRange: it.block.DefRange}
 	a := l.attrs(it.src, l.content(it.block.Body, hookSchema).Attributes)
@@ -26,12 +26,12 @@ func (l *loader) decodeHook(it item) *Hook {
 	if phases, ranges, ok := a.strList("phases"); ok {
 		if len(phases) == 0 {
 			a.errorf(a.rangeOf("phases"), "Invalid hook phase",
-				"phases must not be empty: subscribe to %s.", oneOf(hookPhases))
+				"phases must not be empty: subscribe to %s.", oneOf(sdk.HookPhases()))
 		}
 		for i, ph := range phases {
 			switch {
-			case !slices.Contains(hookPhases, ph):
-				a.errorf(ranges[i], "Invalid hook phase", "phase %q is unknown: use %s.", ph, oneOf(hookPhases))
+			case !sdk.IsHookPhase(ph):
+				a.errorf(ranges[i], "Invalid hook phase", "phase %q is unknown: use %s.", ph, oneOf(sdk.HookPhases()))
 			case slices.Contains(h.Phases, ph):
 				a.errorf(ranges[i], "Duplicate hook phase", "phase %q is listed twice.", ph)
 			default:

@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/harness-agent/harness/sdk"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -102,7 +104,7 @@ func TestLoadValid(t *testing.T) {
 			Hooks: []*Hook{{
 				Name:    "approver",
 				Path:    filepath.Join(valid, "bin", "harness-hook-approver"),
-				Phases:  []string{PhaseApprove},
+				Phases:  []string{sdk.PhaseApprove},
 				Timeout: 10 * time.Second,
 			}},
 			MCPServers: []*MCPServer{{

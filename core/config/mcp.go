@@ -2,10 +2,11 @@ package config
 
 import (
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/harness-agent/harness/sdk"
 )
 
 var mcpSchema = &hcl.BodySchema{
@@ -18,21 +19,14 @@ var mcpSchema = &hcl.BodySchema{
 	},
 }
 
-// maxToolName is the longest tool name DeepSeek (and OpenAI) accept.
-const maxToolName = 64
-
-// toolNamePattern is what providers accept in a tool name.
-var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
 func (l *loader) decodeMCP(it item) *MCPServer {
 	m := &MCPServer{Name: it.name(), Approval: PolicyAsk, DeclRange: it.block.DefRange}
 	a := l.attrs(it.src, l.content(it.block.Body, mcpSchema).Attributes)
-	if !toolNamePattern.MatchString(m.Name) || strings.Contains(m.Name, MCPToolSeparator) ||
-		len(m.Name)+len(MCPToolSeparator) >= maxToolName {
+	if !validMCPServerName(m.Name) {
 		l.errorf(it.block.LabelRanges[0], "Invalid MCP server name",
 			"mcp %q: its tools are named %q+tool, so the name may hold only letters, digits, '_' and '-', "+
 				"no %q, and must leave room for the tool name within %d characters.",
-			m.Name, m.Name+MCPToolSeparator, MCPToolSeparator, maxToolName)
+			m.Name, m.Name+MCPToolSeparator, MCPToolSeparator, sdk.MaxToolNameLen)
 	}
 	if cmd, _, ok := a.strList("command"); ok {
 		if len(cmd) == 0 || strings.TrimSpace(cmd[0]) == "" {

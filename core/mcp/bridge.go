@@ -61,7 +61,7 @@ func New(cfg *config.Config, agent *config.Agent, logger hclog.Logger) *Bridge {
 	if agent != nil {
 		b.agent, b.whitelist = agent.Name, slices.Clone(agent.Tools)
 		for _, t := range agent.Tools {
-			if name, _, ok := strings.Cut(t, config.MCPToolSeparator); ok && !slices.Contains(wanted, name) {
+			if name, ok := config.MCPServerOf(t); ok && !slices.Contains(wanted, name) {
 				wanted = append(wanted, name)
 			}
 		}
@@ -99,7 +99,7 @@ func (b *Bridge) Register(ctx context.Context, reg *tools.Registry) error {
 
 func (b *Bridge) register(reg *tools.Registry, s *server, list []*mcp.Tool) error {
 	srv := s.cfg.Name
-	all := slices.Contains(b.whitelist, srv+config.MCPToolSeparator+"*")
+	all := slices.Contains(b.whitelist, config.MCPWildcard(srv))
 	named, problems := toolNames(srv, list)
 	var errs []error
 	for _, t := range list {
@@ -129,7 +129,7 @@ func (b *Bridge) register(reg *tools.Registry, s *server, list []*mcp.Tool) erro
 	}
 	names := slices.Sorted(maps.Values(named))
 	for _, w := range b.whitelist {
-		if strings.HasPrefix(w, srv+config.MCPToolSeparator) && w != srv+config.MCPToolSeparator+"*" && !slices.Contains(names, w) {
+		if config.Selects(config.MCPWildcard(srv), w) && w != config.MCPWildcard(srv) && !slices.Contains(names, w) {
 			errs = append(errs, fmt.Errorf("agent %q lists %q, but mcp %q offers no such tool; it offers: %s",
 				b.agent, w, srv, offered(names)))
 		}

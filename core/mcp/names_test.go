@@ -1,12 +1,11 @@
 package mcp
 
 import (
-	"regexp"
 	"strings"
 	"testing"
-)
 
-var providerName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	"github.com/harness-agent/harness/sdk"
+)
 
 func TestToolName(t *testing.T) {
 	t.Parallel()
@@ -36,7 +35,7 @@ func TestToolName(t *testing.T) {
 			t.Errorf("ToolName(%q, %q): %v", tt.server, tt.tool, err)
 			continue
 		}
-		if !providerName.MatchString(got) {
+		if !sdk.ValidToolName(got) {
 			t.Errorf("ToolName(%q, %q) = %q: providers refuse it", tt.server, tt.tool, got)
 		}
 		if !strings.HasPrefix(got, tt.want) {
@@ -66,14 +65,14 @@ func FuzzToolName(f *testing.F) {
 		f.Add("srv", s)
 	}
 	f.Fuzz(func(t *testing.T, server, tool string) {
-		if !providerName.MatchString(server) || strings.Contains(server, "__") || len(server) > 60 {
+		if !sdk.ValidToolName(server) || strings.Contains(server, "__") || len(server) > 60 {
 			return
 		}
 		name, err := ToolName(server, tool)
 		if err != nil {
 			return
 		}
-		if !providerName.MatchString(name) || !strings.HasPrefix(name, server+"__") {
+		if !sdk.ValidToolName(name) || !strings.HasPrefix(name, server+"__") {
 			t.Fatalf("ToolName(%q, %q) = %q", server, tool, name)
 		}
 	})

@@ -11,13 +11,11 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/harness-agent/harness/core/config"
 	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/sdk"
 	"github.com/harness-agent/harness/sdk/schema"
 )
-
-// EmitArtifactName is the name of the core's own tool.
-const EmitArtifactName = "emit_artifact"
 
 //go:embed emit_artifact.md
 var emitArtifactDescription string
@@ -97,7 +95,7 @@ var emitArtifactSchema = schema.Object(
 func EmitArtifact() Tool {
 	return Tool{
 		Spec: sdk.ToolSpec{
-			Name:        EmitArtifactName,
+			Name:        config.EmitArtifactTool,
 			Description: strings.TrimSpace(emitArtifactDescription),
 			InputSchema: emitArtifactSchema,
 		},
@@ -121,18 +119,18 @@ func (artifactSource) Execute(ctx context.Context, call sdk.Call, _ sdk.Progress
 	kind, ok := artifactKinds()[args.Type]
 	if !ok {
 		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "%s: unknown artifact type %q; the known types are %s",
-			EmitArtifactName, args.Type, strings.Join(artifactTypes, ", "))
+			config.EmitArtifactTool, args.Type, strings.Join(artifactTypes, ", "))
 	}
 	if msg := validateJSON(kind.schema, args.Payload); msg != "" {
-		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "%s: the payload of a %s is invalid: %s", EmitArtifactName, args.Type, msg)
+		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "%s: the payload of a %s is invalid: %s", config.EmitArtifactTool, args.Type, msg)
 	}
 	payload, err := kind.decode(args.Payload)
 	if err != nil {
-		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "%s: the payload of a %s is invalid: %v", EmitArtifactName, args.Type, err)
+		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "%s: the payload of a %s is invalid: %v", config.EmitArtifactTool, args.Type, err)
 	}
 	rec := recorderFrom(ctx)
 	if err := rec.Record(context.WithoutCancel(ctx), payload); err != nil {
-		return sdk.Result{}, sdk.Errorf(sdk.KindInternal, "%s: the %s could not be recorded: %v", EmitArtifactName, args.Type, err)
+		return sdk.Result{}, sdk.Errorf(sdk.KindInternal, "%s: the %s could not be recorded: %v", config.EmitArtifactTool, args.Type, err)
 	}
 	msg := fmt.Sprintf("Recorded the %s %q.", args.Type, titleOf(payload))
 	return sdk.Result{Content: msg, Presentation: sdk.TextView{Text: msg}}, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harness-agent/harness/core/config"
 	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
@@ -37,7 +38,7 @@ func TestEmitArtifact(t *testing.T) {
 			t.Parallel()
 			rec := &memRecorder{}
 			ex := newExecutor(t, newRegistry(t, tools.EmitArtifact()), tools.Options{Recorder: rec})
-			o := ex.Run(context.Background(), call("c", tools.EmitArtifactName, tt.args))
+			o := ex.Run(context.Background(), call("c", config.EmitArtifactTool, tt.args))
 			var artifacts []recorded
 			for _, e := range rec.events {
 				if strings.HasPrefix(e.Type, event.ArtifactPrefix) {
@@ -71,7 +72,7 @@ func TestEmitArtifact(t *testing.T) {
 func TestEmitArtifactSchemaIsShown(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry(t, tools.EmitArtifact())
-	def := reg.Definitions([]string{tools.EmitArtifactName})[0]
+	def := reg.Definitions([]string{config.EmitArtifactTool})[0]
 	var sch struct {
 		Required   []string `json:"required"`
 		Properties map[string]struct {

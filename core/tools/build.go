@@ -117,10 +117,10 @@ func Build(ctx context.Context, s Setup) (*Registry, error) {
 func pluginTools(cfg *config.Config, whitelist []string) []string {
 	var out []string
 	for _, t := range whitelist {
-		if t == EmitArtifactName {
+		if t == config.EmitArtifactTool {
 			continue
 		}
-		if server, _, ok := strings.Cut(t, mcpSeparator); ok && cfg.MCP(server) != nil {
+		if server, ok := config.MCPServerOf(t); ok && cfg.MCP(server) != nil {
 			continue
 		}
 		out = append(out, t)
@@ -227,7 +227,7 @@ func terminalTimeout(perm config.Permissions) func(json.RawMessage) time.Duratio
 func PluginHooks(cfg *config.Config, host *pluginhost.Host) ([]Hook, error) {
 	var hooks []Hook
 	for _, h := range cfg.Hooks {
-		phases := slices.DeleteFunc(slices.Clone(h.Phases), func(p string) bool { return !strings.HasPrefix(p, "tools/") })
+		phases := slices.DeleteFunc(slices.Clone(h.Phases), func(p string) bool { return !sdk.IsToolPhase(p) })
 		if len(phases) == 0 {
 			continue
 		}

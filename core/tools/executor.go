@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/harness-agent/harness/core/config"
 	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/sdk"
 )
@@ -206,7 +207,7 @@ func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approve
 		}
 	}
 	c.record(ctx, ev)
-	e.observe(ctx, c.event(PhaseResult, &res))
+	e.observe(ctx, c.event(sdk.PhaseResult, &res))
 	out.RecordErr = c.recordErr
 	return out
 }
@@ -252,7 +253,7 @@ func (c *callRun) phases(ctx context.Context, approved bool) sdk.Result {
 		return fail(sdk.Errorf(sdk.KindCanceled, "%s: the call was canceled before it ran", c.call.Tool))
 	}
 
-	if d := e.decide(ctx, c.event(PhasePreExecute, nil)); d.Decision == sdk.DecisionDeny {
+	if d := e.decide(ctx, c.event(sdk.PhasePreExecute, nil)); d.Decision == sdk.DecisionDeny {
 		return fail(sdk.Errorf(sdk.KindDenied, "%s: denied by hook %q before it ran: %s. Do not retry this call as it is.",
 			c.call.Tool, d.Hook, orDefault(d.Reason, "no reason given")))
 	}
@@ -286,7 +287,7 @@ func (c *callRun) phases(ctx context.Context, approved bool) sdk.Result {
 	}
 	c.executed = true
 	res = e.redact.result(sourceResult(xctx, c.call.Tool, res, xerr, timeout))
-	e.observe(ctx, c.event(PhasePostExecute, &res))
+	e.observe(ctx, c.event(sdk.PhasePostExecute, &res))
 	return res
 }
 
@@ -321,20 +322,12 @@ func (e *Executor) Visible(name string) bool {
 }
 
 func (e *Executor) visible(name string) bool {
-	for _, w := range e.whitelist {
-		if w == name {
-			return true
-		}
-		if server, ok := strings.CutSuffix(w, mcpSeparator+"*"); ok && strings.HasPrefix(name, server+mcpSeparator) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(e.whitelist, func(w string) bool { return config.Selects(w, name) })
 }
 
 // approveHooks runs the tools/approve hooks for the pipeline.
 func (c *callRun) approveHooks(ctx context.Context, kind, summary string) HookDecision {
-	ev := c.event(PhaseApprove, nil)
+	ev := c.event(sdk.PhaseApprove, nil)
 	ev.ActionKind, ev.Summary = kind, summary
 	return c.e.decide(ctx, ev)
 }

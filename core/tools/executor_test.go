@@ -28,8 +28,8 @@ func TestPhaseOrder(t *testing.T) {
 		defer mu.Unlock()
 		seq = append(seq, s)
 	}
-	all := []string{tools.PhaseFind, tools.PhasePrepare, tools.PhasePreExecute, tools.PhaseApprove,
-		tools.PhaseExecute, tools.PhasePostExecute, tools.PhaseNormalize, tools.PhaseResult}
+	all := []string{tools.PhaseFind, tools.PhasePrepare, sdk.PhasePreExecute, sdk.PhaseApprove,
+		tools.PhaseExecute, sdk.PhasePostExecute, tools.PhaseNormalize, sdk.PhaseResult}
 	trace := tools.Hook{Name: "trace", Phases: all, Handle: func(_ context.Context, ev sdk.HookEvent) (sdk.HookVerdict, error) {
 		note(ev.Phase)
 		return sdk.HookVerdict{}, nil
@@ -230,13 +230,13 @@ func TestInProcessHooks(t *testing.T) {
 		wantKind sdk.ErrorKind
 		want     string
 	}{
-		{"pre-execute deny", tools.Hook{Name: "p", Phases: []string{tools.PhasePreExecute}, Handle: verdict(sdk.DecisionDeny, nil)}, sdk.KindDenied, `denied by hook "p" before it ran: because`},
-		{"pre-execute error fails closed", tools.Hook{Name: "p", Phases: []string{tools.PhasePreExecute}, Handle: verdict(sdk.DecisionAllow, errors.New("broken"))}, sdk.KindDenied, "broken"},
-		{"pre-execute timeout fails closed", tools.Hook{Name: "p", Phases: []string{tools.PhasePreExecute}, Timeout: 20 * time.Millisecond, Handle: slow}, sdk.KindDenied, "did not answer within 20ms"},
-		{"pre-execute panic fails closed", tools.Hook{Name: "p", Phases: []string{tools.PhasePreExecute}, Handle: panics}, sdk.KindDenied, "panicked"},
-		{"approve deny", tools.Hook{Name: "a", Phases: []string{tools.PhaseApprove}, Handle: verdict(sdk.DecisionDeny, nil)}, sdk.KindDenied, "because"},
-		{"post-execute error ignored", tools.Hook{Name: "o", Phases: []string{tools.PhasePostExecute, tools.PhaseResult}, Handle: verdict(sdk.DecisionDeny, errors.New("broken"))}, "", ""},
-		{"result timeout ignored", tools.Hook{Name: "o", Phases: []string{tools.PhaseResult}, Timeout: 10 * time.Millisecond, Handle: slow}, "", ""},
+		{"pre-execute deny", tools.Hook{Name: "p", Phases: []string{sdk.PhasePreExecute}, Handle: verdict(sdk.DecisionDeny, nil)}, sdk.KindDenied, `denied by hook "p" before it ran: because`},
+		{"pre-execute error fails closed", tools.Hook{Name: "p", Phases: []string{sdk.PhasePreExecute}, Handle: verdict(sdk.DecisionAllow, errors.New("broken"))}, sdk.KindDenied, "broken"},
+		{"pre-execute timeout fails closed", tools.Hook{Name: "p", Phases: []string{sdk.PhasePreExecute}, Timeout: 20 * time.Millisecond, Handle: slow}, sdk.KindDenied, "did not answer within 20ms"},
+		{"pre-execute panic fails closed", tools.Hook{Name: "p", Phases: []string{sdk.PhasePreExecute}, Handle: panics}, sdk.KindDenied, "panicked"},
+		{"approve deny", tools.Hook{Name: "a", Phases: []string{sdk.PhaseApprove}, Handle: verdict(sdk.DecisionDeny, nil)}, sdk.KindDenied, "because"},
+		{"post-execute error ignored", tools.Hook{Name: "o", Phases: []string{sdk.PhasePostExecute, sdk.PhaseResult}, Handle: verdict(sdk.DecisionDeny, errors.New("broken"))}, "", ""},
+		{"result timeout ignored", tools.Hook{Name: "o", Phases: []string{sdk.PhaseResult}, Timeout: 10 * time.Millisecond, Handle: slow}, "", ""},
 		{"observer panic ignored", tools.Hook{Name: "o", Phases: []string{tools.PhaseFind, tools.PhaseNormalize}, Handle: panics}, "", ""},
 	}
 	for _, tt := range tests {

@@ -9,26 +9,16 @@ import (
 	"github.com/harness-agent/harness/sdk"
 )
 
-// The phases of a call, in order; each is a hook point. Hook plugins may
-// subscribe to pre-execute, approve, post-execute and result; in-process
-// hooks to any of them.
+// The phases of a call, in order, are each a hook point: PhaseFind,
+// PhasePrepare, sdk.PhasePreExecute, sdk.PhaseApprove, PhaseExecute,
+// sdk.PhasePostExecute, PhaseNormalize and sdk.PhaseResult. Hook plugins
+// may subscribe to the sdk's (sdk.HookPhases); in-process hooks to any.
 const (
-	PhaseFind        = "tools/find"
-	PhasePrepare     = "tools/prepare"
-	PhasePreExecute  = sdk.PhasePreExecute
-	PhaseApprove     = sdk.PhaseApprove
-	PhaseExecute     = "tools/execute"
-	PhasePostExecute = sdk.PhasePostExecute
-	PhaseNormalize   = "tools/normalize"
-	PhaseResult      = sdk.PhaseResult
+	PhaseFind      = "tools/find"
+	PhasePrepare   = "tools/prepare"
+	PhaseExecute   = "tools/execute"
+	PhaseNormalize = "tools/normalize"
 )
-
-// deciding reports whether a phase's hooks decide: there a Deny verdict
-// stops the call, and a hook that fails or times out counts as Deny. At
-// every other phase hooks only observe and their failures are logged.
-func deciding(phase string) bool {
-	return phase == PhasePreExecute || phase == PhaseApprove
-}
 
 // HookFunc handles one event of a subscribed phase.
 type HookFunc func(ctx context.Context, ev sdk.HookEvent) (sdk.HookVerdict, error)

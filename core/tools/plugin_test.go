@@ -54,15 +54,15 @@ func TestHookPlugins(t *testing.T) {
 		wantKind sdk.ErrorKind
 		want     []string
 	}{
-		{"crash at pre-execute denies", []string{tools.PhasePreExecute}, "crash", sdk.KindDenied,
+		{"crash at pre-execute denies", []string{sdk.PhasePreExecute}, "crash", sdk.KindDenied,
 			[]string{`hook "policy"`, "the hook failed, which denies", "during the call", "crashhook: crashing on purpose"}},
-		{"crash at approve denies", []string{tools.PhaseApprove}, "crash", sdk.KindDenied, []string{"during the call"}},
-		{"hang at approve denies", []string{tools.PhaseApprove}, "hang", sdk.KindDenied, []string{"did not answer within 2s"}},
-		{"deny at pre-execute", []string{tools.PhasePreExecute}, "deny", sdk.KindDenied, []string{"crashhook denies tools/pre-execute"}},
-		{"error at approve denies", []string{tools.PhaseApprove}, "fail", sdk.KindDenied, []string{"crashhook fails on purpose"}},
-		{"allow", []string{tools.PhasePreExecute, tools.PhaseApprove}, "fine", "", nil},
-		{"crash while observing is ignored", []string{tools.PhasePostExecute, tools.PhaseResult}, "crash", "", nil},
-		{"error while observing is ignored", []string{tools.PhasePostExecute, tools.PhaseResult}, "fail", "", nil},
+		{"crash at approve denies", []string{sdk.PhaseApprove}, "crash", sdk.KindDenied, []string{"during the call"}},
+		{"hang at approve denies", []string{sdk.PhaseApprove}, "hang", sdk.KindDenied, []string{"did not answer within 2s"}},
+		{"deny at pre-execute", []string{sdk.PhasePreExecute}, "deny", sdk.KindDenied, []string{"crashhook denies tools/pre-execute"}},
+		{"error at approve denies", []string{sdk.PhaseApprove}, "fail", sdk.KindDenied, []string{"crashhook fails on purpose"}},
+		{"allow", []string{sdk.PhasePreExecute, sdk.PhaseApprove}, "fine", "", nil},
+		{"crash while observing is ignored", []string{sdk.PhasePostExecute, sdk.PhaseResult}, "crash", "", nil},
+		{"error while observing is ignored", []string{sdk.PhasePostExecute, sdk.PhaseResult}, "fail", "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,15 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/harness-agent/harness/core/config"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -60,12 +59,6 @@ type entry struct {
 	schema *jsonschema.Schema
 }
 
-// mcpSeparator joins an MCP server's name and its tool's: "everything__echo".
-const mcpSeparator = "__"
-
-// toolName is what providers accept as a tool name.
-var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
 // Registry holds every tool a run may know of, visible to an agent or not.
 // It is safe for concurrent use.
 type Registry struct {
@@ -82,8 +75,8 @@ func NewRegistry() *Registry {
 // refuse, a name already taken or a schema that does not compile is an error.
 func (r *Registry) Add(t Tool) error {
 	name := t.Spec.Name
-	if !toolName.MatchString(name) {
-		return fmt.Errorf("tool %q: a tool name has 1 to 64 letters, digits, '_' or '-'", name)
+	if !sdk.ValidToolName(name) {
+		return fmt.Errorf("tool %q: a tool name has %s", name, sdk.ToolNameRule)
 	}
 	if t.Source == nil {
 		return fmt.Errorf("tool %q has no source to run it", name)
@@ -156,17 +149,10 @@ func (r *Registry) Visible(whitelist []string) []string {
 	all := r.Names()
 	var out []string
 	for _, w := range whitelist {
-		if server, ok := strings.CutSuffix(w, mcpSeparator+"*"); ok {
-			prefix := server + mcpSeparator
-			for _, n := range all {
-				if strings.HasPrefix(n, prefix) && !slices.Contains(out, n) {
-					out = append(out, n)
-				}
+		for _, n := range all {
+			if config.Selects(w, n) && !slices.Contains(out, n) {
+				out = append(out, n)
 			}
-			continue
-		}
-		if slices.Contains(all, w) && !slices.Contains(out, w) {
-			out = append(out, w)
 		}
 	}
 	return out
