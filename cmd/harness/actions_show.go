@@ -133,7 +133,10 @@ func (c *cli) printActions(acts []session.Action, sessions map[string]session.Se
 	rows := [][]string{{"ID", "SESSION", "KIND", "STATUS", "AGE"}}
 	for _, a := range acts {
 		status := a.Status
-		if a.DecidedBy != "" {
+		switch {
+		case approval.TimedOut(a):
+			status += " (timeout)"
+		case a.DecidedBy != "":
 			status += " (" + a.DecidedBy + ")"
 		}
 		rows = append(rows, []string{visibleLine(a.ID), visibleLine(a.Session), visibleLine(a.Kind), visibleLine(status), age(time.Since(a.CreatedAt))})

@@ -321,6 +321,10 @@ func (ws *workerSessions) Runtime(_ context.Context, id string) (*engine.Runtime
 	lc := r.LoopConfig()
 	rt := &engine.Runtime{Model: r.Client(), Bindings: lc.Bindings, Tools: ex, Recorder: r.Recorder(), Meter: r.Store(),
 		Decide: func(ctx context.Context, d engine.Decision) (tools.ResultEvent, error) {
+			if !d.Approve && d.TimedOut > 0 { // nobody decided in time
+				out, err := approval.ApplyVerdict(ctx, r.Store(), ex, d.ActionID, approval.TimeoutVerdict(d.TimedOut))
+				return out.ResultEvent(), err
+			}
 			out, err := approval.Apply(ctx, r.Store(), ex, d.ActionID, d.Approve)
 			return out.ResultEvent(), err
 		},

@@ -112,7 +112,7 @@ func resultContent(d event.ToolResult) string {
 func LateNote(d event.ToolResult) string {
 	what := "was approved and ran"
 	if d.Error != nil && d.Error.Kind == sdk.KindDenied {
-		what = "was denied by a person and did not run"
+		what = "was denied and did not run" // the result says by whom and why
 	}
 	return fmt.Sprintf("[Update] Your %s call %s (action %s) %s. Result:\n%s", d.Tool, d.CallID, d.ActionID, what, resultContent(d))
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/session"
@@ -25,6 +27,45 @@ const (
 // action.decided (by user) and a tool.result for the action's call to the
 // action's session, which a resumed run reads.
 func Apply(ctx context.Context, store *session.Store, ex *tools.Executor, id string, approve bool) (tools.Outcome, error) {
+	v := Verdict{Approve: approve, By: ByUser, Rule: ruleCLIDeny}
+	if approve {
+		v.Rule = ruleCLIApprove
+	}
+	return ApplyVerdict(ctx, store, ex, id, v)
+}
+
+// Verdict is a decision on a pending action made after its run: who made
+// it (By, as action.decided says), the rule stored with the action (what
+// `actions list/show` print) and, for a denial, why, in the words the
+// model is told.
+type Verdict struct {
+	Approve  bool
+	By, Rule string
+	// Why completes "TOOL (SUMMARY) was denied …" for the model; "" is
+	// "by the user".
+	Why string
+}
+
+// RuleApprovalTimeout is the rule of an action denied because nobody
+// decided within the permissions' approval_timeout.
+func RuleApprovalTimeout(d time.Duration) string {
+	return fmt.Sprintf("approval_timeout %s: no decision in time", d)
+}
+
+// TimedOut reports whether a was denied because its approval_timeout ran out.
+func TimedOut(a session.Action) bool {
+	return a.Status == Denied && a.DecidedBy == ByUnattended && strings.HasPrefix(a.Rule, "approval_timeout ")
+}
+
+// TimeoutVerdict denies an action nobody decided within approval_timeout:
+// by unattended (nobody answered), with the timeout as its rule.
+func TimeoutVerdict(d time.Duration) Verdict {
+	return Verdict{By: ByUnattended, Rule: RuleApprovalTimeout(d),
+		Why: fmt.Sprintf("because nobody decided within the approval timeout (%s)", d)}
+}
+
+// ApplyVerdict is Apply with the decider and rule of v.
+func ApplyVerdict(ctx context.Context, store *session.Store, ex *tools.Executor, id string, v Verdict) (tools.Outcome, error) {
 	a, err := store.Action(ctx, id)
 	if err != nil {
 		return tools.Outcome{}, err
@@ -32,27 +73,31 @@ func Apply(ctx context.Context, store *session.Store, ex *tools.Executor, id str
 	if a.Status != session.ActionPending {
 		return tools.Outcome{}, fmt.Errorf("action %s is %s: only a pending action can be approved or denied", a.ID, a.Status)
 	}
-	if approve && (ex == nil || !ex.Visible(a.Tool)) {
+	if v.Approve && (ex == nil || !ex.Visible(a.Tool)) {
 		return tools.Outcome{}, fmt.Errorf("action %s calls %s, which the agent's configuration no longer offers: it stays pending", a.ID, a.Tool)
 	}
 	rec := tools.SessionRecorder(store, a.Session)
 	call := sdk.Call{ID: a.CallID, Tool: a.Tool, Arguments: a.Arguments}
 
-	decision, rule := Denied, ruleCLIDeny
-	if approve {
-		decision, rule = Approved, ruleCLIApprove
+	decision := Denied
+	if v.Approve {
+		decision = Approved
 	}
-	if err := store.DecideAction(ctx, a.ID, decision, ByUser, rule); err != nil {
+	if err := store.DecideAction(ctx, a.ID, decision, v.By, v.Rule); err != nil {
 		return tools.Outcome{}, err
 	}
-	if err := rec.Record(ctx, event.ActionDecided{ActionID: a.ID, CallID: a.CallID, Decision: decision, By: ByUser, Rule: rule}); err != nil {
+	if err := rec.Record(ctx, event.ActionDecided{ActionID: a.ID, CallID: a.CallID, Decision: decision, By: v.By, Rule: v.Rule}); err != nil {
 		return tools.Outcome{}, err
 	}
 
-	if !approve {
+	if !v.Approve {
+		why := v.Why
+		if why == "" {
+			why = "by the user"
+		}
 		out := tools.Outcome{Call: call, ActionID: a.ID, Result: sdk.Result{Err: sdk.Errorf(sdk.KindDenied,
-			"%s (%s) was denied by the user and did not run. Do not retry it as it is: choose another way, or tell the user what you need and why.",
-			a.Tool, a.Summary)}}
+			"%s (%s) was denied %s and did not run. Do not retry it as it is: choose another way, or tell the user what you need and why.",
+			a.Tool, a.Summary, why)}}
 		out.Result.Content = out.Result.Err.Error()
 		return out, rec.Record(ctx, out.ResultEvent())
 	}

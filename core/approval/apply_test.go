@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harness-agent/harness/core/approval"
 	"github.com/harness-agent/harness/core/config"
@@ -132,3 +133,41 @@ func (nopApprover) Approve(context.Context, tools.ApprovalRequest) tools.Approva
 }
 
 func (nopApprover) Executed(context.Context, string, tools.ResultEvent) error { return nil }
+
+// An action nobody decided within approval_timeout is denied by timeout:
+// the store, action.decided and the model's tool.result all say so, and
+// the call does not run.
+func TestApplyTimeoutVerdict(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	store := openStore(t, ws)
+	ctx := context.Background()
+	e := newEnv(t, ws, store, envOptions{perm: config.Permissions{Unattended: config.UnattendedDefer}})
+	o := e.ex.Run(ctx, sdk.Call{ID: "c", Tool: "terminal", Arguments: args("command", "make deploy")})
+	got, err := approval.ApplyVerdict(ctx, store, nil, o.ActionID, approval.TimeoutVerdict(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := store.Action(ctx, o.ActionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !approval.TimedOut(a) || a.Rule != "approval_timeout 24h0m0s: no decision in time" {
+		t.Errorf("action after the timeout: status %s by %s (%s), want denied by unattended with the approval_timeout rule", a.Status, a.DecidedBy, a.Rule)
+	}
+	if e.src.count() != 0 {
+		t.Errorf("the timed-out call ran %d times", e.src.count())
+	}
+	decided := e.events(t, approval.EventDecided)
+	if len(decided) != 2 || decided[1]["by"] != "unattended" || !strings.Contains(decided[1]["rule"].(string), "approval_timeout") {
+		t.Errorf("action.decided events %v", decided)
+	}
+	msg := got.Result.Content
+	if got.Result.Err == nil || got.Result.Err.Kind != sdk.KindDenied || !strings.Contains(msg, "nobody decided within the approval timeout (24h0m0s)") {
+		t.Errorf("the model is told %q, want a denial by timeout", msg)
+	}
+	results := e.events(t, event.TypeToolResult)
+	if len(results) != 2 || results[1]["content"] != msg {
+		t.Errorf("tool.result events %v", results)
+	}
+}

@@ -98,6 +98,9 @@ type Decision struct {
 	ActionID string
 	Approve  bool
 	Reason   string
+	// TimedOut, on a denial, is the approval_timeout that ran out: nobody
+	// decided (the action is stored as denied by unattended, by timeout).
+	TimedOut time.Duration `json:",omitempty"`
 }
 
 // Event is a record the workflow buffered, committed by the next activity.

@@ -168,7 +168,8 @@ func (w *wf) await(p pendingAction) (Decision, error) {
 		}
 	}
 	if !ok {
-		return Decision{ActionID: p.id, Reason: fmt.Sprintf("no decision within the approval timeout (%s)", w.in.ApprovalTimeout)}, nil
+		return Decision{ActionID: p.id, Reason: fmt.Sprintf("no decision within the approval timeout (%s)", w.in.ApprovalTimeout),
+			TimedOut: w.in.ApprovalTimeout}, nil
 	}
 	return w.decisions[p.id], nil
 }

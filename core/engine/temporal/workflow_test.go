@@ -248,7 +248,7 @@ func TestWorkflowApprovalSignal(t *testing.T) {
 			}
 			want := "was approved and ran"
 			if !approve {
-				want = "was denied by a person"
+				want = "was denied and did not run"
 			}
 			if got := contents(reqs[2]); !strings.Contains(got, want) {
 				t.Errorf("request after the decision does not say %q:\n%s", want, got)
@@ -264,7 +264,7 @@ func TestWorkflowApprovalTimeoutDenies(t *testing.T) {
 	if res.Status != agent.StatusCompleted {
 		t.Fatalf("result = %+v, want completed", res)
 	}
-	if len(f.decisions) != 1 || f.decisions[0].Approve || !strings.Contains(f.decisions[0].Reason, "approval timeout (24h0m0s)") {
+	if len(f.decisions) != 1 || f.decisions[0].Approve || f.decisions[0].TimedOut != 24*time.Hour || !strings.Contains(f.decisions[0].Reason, "approval timeout (24h0m0s)") {
 		t.Fatalf("decisions applied = %+v, want one denial for the timeout", f.decisions)
 	}
 	if waited := f.env.Now().Sub(start); waited < 24*time.Hour {
