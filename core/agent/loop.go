@@ -223,14 +223,62 @@ func (l *Loop) checkLimits(ctx context.Context) (Outcome, bool) {
 
 // BudgetCheck is the llm layer's pre-attempt budget hook: retries of a
 // request must not run past the budget either.
-func (l *Loop) BudgetCheck(context.Context) error {
+func (l *Loop) BudgetCheck(context.Context) error { return l.Budget().Check() }
+
+// Budget is what the session may still spend: the agent's budget and what
+// it used so far. An engine that streams a request elsewhere (a Temporal
+// activity) takes it along and applies the same rules there.
+type Budget struct {
+	MaxTokens int64   `json:",omitempty"`
+	MaxUSD    float64 `json:",omitempty"`
+	Tokens    int64   `json:",omitempty"`
+	CostUSD   float64 `json:",omitempty"`
+}
+
+// Budget returns the session's budget as it stands.
+func (l *Loop) Budget() Budget {
+	return Budget{MaxTokens: l.cfg.MaxTokens, MaxUSD: l.cfg.MaxUSD, Tokens: l.tokens, CostUSD: l.cost}
+}
+
+// Spend returns b with one attempt's usage counted.
+func (b Budget) Spend(u sdk.Usage, cost float64) Budget {
+	b.Tokens += u.PromptTokens + u.CompletionTokens
+	b.CostUSD += cost
+	return b
+}
+
+// Check is the rule before each attempt: an error (budget_exceeded) once
+// the budget is spent.
+func (b Budget) Check() error {
 	switch {
-	case l.cfg.MaxTokens > 0 && l.tokens >= l.cfg.MaxTokens:
-		return sdk.Errorf(sdk.KindBudgetExceeded, "token budget of %d reached (%d used)", l.cfg.MaxTokens, l.tokens)
-	case l.cfg.MaxUSD > 0 && l.cost >= l.cfg.MaxUSD:
-		return sdk.Errorf(sdk.KindBudgetExceeded, "budget of $%.4f reached ($%.4f spent)", l.cfg.MaxUSD, l.cost)
+	case b.MaxTokens > 0 && b.Tokens >= b.MaxTokens:
+		return sdk.Errorf(sdk.KindBudgetExceeded, "token budget of %d reached (%d used)", b.MaxTokens, b.Tokens)
+	case b.MaxUSD > 0 && b.CostUSD >= b.MaxUSD:
+		return sdk.Errorf(sdk.KindBudgetExceeded, "budget of $%.4f reached ($%.4f spent)", b.MaxUSD, b.CostUSD)
 	}
 	return nil
+}
+
+// maxOutputSlack is how far past max_output (a quarter of it) the output
+// estimate may go before the response is stopped: a provider stops at
+// max_output itself, and the estimate (bytes / 4) is rough; only a server
+// that ignores the limit gets that far.
+const maxOutputSlack = 4
+
+// StreamLimit is the rule after every chunk of a response: the response's
+// output against max_output, and the session's totals with the response so
+// far against the budget. It names the limit crossed, or "".
+func (b Budget) StreamLimit(p llm.Progress) string {
+	u := p.Usage
+	switch {
+	case p.MaxOutput > 0 && u.CompletionTokens > p.MaxOutput+p.MaxOutput/maxOutputSlack:
+		return LimitMaxOutput
+	case b.MaxTokens > 0 && b.Tokens+u.PromptTokens+u.CompletionTokens > b.MaxTokens:
+		return LimitMaxTokens
+	case b.MaxUSD > 0 && b.CostUSD+p.Cost > b.MaxUSD:
+		return LimitMaxUSD
+	}
+	return ""
 }
 
 func (l *Loop) limit(ctx context.Context, which string) Outcome {
@@ -258,26 +306,11 @@ func (l *Loop) failed(ctx context.Context, err error) Outcome {
 	return Outcome{Status: StatusError, Err: e}
 }
 
-// maxOutputSlack is how far past max_output (a quarter of it) the output
-// estimate may go before the response is stopped: a provider stops at
-// max_output itself, and the estimate (bytes / 4) is rough; only a server
-// that ignores the limit gets that far.
-const maxOutputSlack = 4
-
-// streamLimit is asked after every chunk of a response: the response's
-// output against max_output, and the session's totals with the response so
-// far against the budget. Crossing one stops the response at once.
+// streamLimit is asked after every chunk of a response (Budget.StreamLimit).
+// Crossing a limit stops the response at once; its usage is then metered
+// as estimated when some of it is.
 func (l *Loop) streamLimit(p llm.Progress) string {
-	u := p.Usage
-	limit := ""
-	switch {
-	case p.MaxOutput > 0 && u.CompletionTokens > p.MaxOutput+p.MaxOutput/maxOutputSlack:
-		limit = LimitMaxOutput
-	case l.cfg.MaxTokens > 0 && l.tokens+u.PromptTokens+u.CompletionTokens > l.cfg.MaxTokens:
-		limit = LimitMaxTokens
-	case l.cfg.MaxUSD > 0 && l.cost+p.Cost > l.cfg.MaxUSD:
-		limit = LimitMaxUSD
-	}
+	limit := l.Budget().StreamLimit(p)
 	if limit != "" {
 		l.cutEstimated = p.Estimated
 	}

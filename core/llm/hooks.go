@@ -104,8 +104,11 @@ func (budgetHook) Name() string { return "budget" }
 
 func (h budgetHook) Wrap(next Handler) Handler {
 	return func(ctx context.Context, call *Call) (AssistantMessage, error) {
-		if h.check != nil {
-			if err := h.check(ctx); err != nil {
+		for _, check := range []BudgetCheck{h.check, call.Request.Budget} {
+			if check == nil {
+				continue
+			}
+			if err := check(ctx); err != nil {
 				return AssistantMessage{}, err
 			}
 		}

@@ -33,6 +33,9 @@ type Request struct {
 	// the attempt at once with a *LimitError, and the attempt's usage so
 	// far (estimated where the server sent none) is metered.
 	Limit LimitCheck
+	// Budget, when set, is checked before each attempt of this request,
+	// after the client's own (Options.Budget).
+	Budget BudgetCheck
 	// Session and Agent name who asks, for the llm/stream hooks.
 	Session, Agent string
 }

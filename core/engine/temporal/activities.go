@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/harness-agent/harness/core/agent"
 	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/llm"
 	"github.com/harness-agent/harness/core/tools"
@@ -94,7 +95,8 @@ func (a *Activities) Model(ctx context.Context, in ModelInput) (ModelOutput, err
 	}
 	defer heartbeat(ctx)()
 	model, bs := rt.Model, rt.Bindings
-	obs := &chunks{ctx: ctx, rec: rt.Recorder}
+	obs := &chunks{ctx: ctx, rec: rt.Recorder, budget: in.Budget}
+	defer obs.stop()
 	if in.Summarizer {
 		model, bs = rt.SummarizerModel, rt.Summarizer
 		obs.quiet = true
@@ -102,8 +104,12 @@ func (a *Activities) Model(ctx context.Context, in ModelInput) (ModelOutput, err
 			return ModelOutput{Err: &sdk.Error{Kind: sdk.KindInvalidRequest, Message: "no summarizer model on this worker"}}, nil
 		}
 	}
-	msg, b, err := model.Complete(ctx, llm.Request{Bindings: bs, Messages: in.Messages, Tools: in.Tools,
-		PromptTokensEst: in.PromptTokensEst, Session: in.Session}, obs)
+	req := llm.Request{Bindings: bs, Messages: in.Messages, Tools: in.Tools,
+		PromptTokensEst: in.PromptTokensEst, Session: in.Session, Budget: obs.checkBudget}
+	if in.Limit {
+		req.Limit = obs.streamLimit
+	}
+	msg, b, err := model.Complete(ctx, req, obs)
 	obs.flush()
 	out := ModelOutput{Message: msg, Binding: b, Usages: obs.usages}
 	if err != nil {
@@ -111,6 +117,9 @@ func (a *Activities) Model(ctx context.Context, in ModelInput) (ModelOutput, err
 			return ModelOutput{}, err // the activity was stopped: Temporal decides
 		}
 		out.Err = sdk.AsError(err)
+		if le, ok := llm.AsLimit(err); ok {
+			out.Cut = le
+		}
 	}
 	return out, nil
 }
@@ -183,8 +192,10 @@ func heartbeat(ctx context.Context) (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
-// chunks records a request's deltas as assistant.chunk events (one per
-// run of a block) and its retries, and keeps its usage for the workflow.
+// chunks records a request's deltas as assistant.chunk events, batched as
+// the local loop batches them (per block, at most chunkWait after the
+// first delta of a batch or chunkBytes long), and its retries; it keeps
+// its usage for the workflow and the session's budget with it.
 type chunks struct {
 	ctx    context.Context
 	rec    event.Recorder
@@ -193,7 +204,28 @@ type chunks struct {
 	block  int
 	kind   string
 	buf    strings.Builder
+	timer  *time.Timer
 	usages []UsageReport
+	budget agent.Budget // with the usage of this request's attempts so far
+}
+
+const (
+	chunkWait  = 40 * time.Millisecond
+	chunkBytes = 1024
+)
+
+// checkBudget is the pre-check of each attempt (Budget.Check).
+func (c *chunks) checkBudget(context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.budget.Check()
+}
+
+// streamLimit is asked after every chunk (Budget.StreamLimit).
+func (c *chunks) streamLimit(p llm.Progress) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.budget.StreamLimit(p)
 }
 
 func (c *chunks) OnRetry(attempt int, kind sdk.ErrorKind, delay time.Duration) {
@@ -211,11 +243,17 @@ func (c *chunks) OnChunk(block int, kind, delta string) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.buf.Len() > 0 && (block != c.block || kind != c.kind || c.buf.Len() >= 1024) {
+	if c.buf.Len() > 0 && (block != c.block || kind != c.kind) {
 		c.flushLocked()
 	}
-	c.block, c.kind = block, kind
+	if c.buf.Len() == 0 {
+		c.block, c.kind = block, kind
+		c.timer = time.AfterFunc(chunkWait, c.flush)
+	}
 	c.buf.WriteString(delta)
+	if c.buf.Len() >= chunkBytes {
+		c.flushLocked()
+	}
 }
 
 func (c *chunks) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
@@ -223,6 +261,7 @@ func (c *chunks) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
 	defer c.mu.Unlock()
 	c.flushLocked()
 	c.usages = append(c.usages, UsageReport{Binding: b, Usage: u, Cost: cost})
+	c.budget = c.budget.Spend(u, cost)
 }
 
 func (c *chunks) flush() {
@@ -231,7 +270,19 @@ func (c *chunks) flush() {
 	c.flushLocked()
 }
 
+// stop ends the batching: nothing is recorded after the activity returns.
+func (c *chunks) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.flushLocked()
+	c.quiet = true
+}
+
 func (c *chunks) flushLocked() {
+	if c.timer != nil {
+		c.timer.Stop()
+		c.timer = nil
+	}
 	if c.buf.Len() == 0 {
 		return
 	}

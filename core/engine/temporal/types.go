@@ -118,6 +118,11 @@ type ModelInput struct {
 	Messages        []sdk.Message
 	Tools           []sdk.ToolDefinition
 	PromptTokensEst int64
+	// Budget is the session's budget before the request: the activity
+	// checks it before each attempt and, with Limit, after every chunk
+	// (max_output too), as the local loop does.
+	Budget agent.Budget
+	Limit  bool `json:",omitempty"`
 }
 
 // UsageReport is one attempt's usage, as the llm layer reported it.
@@ -133,6 +138,9 @@ type ModelOutput struct {
 	Binding llm.Binding
 	Usages  []UsageReport
 	Err     *sdk.Error
+	// Cut is the limit that stopped the response while it streamed; its
+	// usage (estimated where the server sent none) is the last of Usages.
+	Cut *llm.LimitError `json:",omitempty"`
 }
 
 // ToolInput is one tool call.

@@ -54,6 +54,7 @@ func Workflow(ctx workflow.Context, in Input) (Result, error) {
 	}
 	w.tools = &wfTools{w: w, defs: defs}
 	loop := agent.New(cfg, &wfModel{w: w}, w.tools, w, w)
+	w.loop = loop
 
 	msgs := in.Messages
 	var out agent.Outcome
@@ -104,6 +105,7 @@ type wf struct {
 	timeouts  Timeouts
 	buf       []Event
 	tools     *wfTools
+	loop      *agent.Loop
 	decisions map[string]Decision
 }
 
@@ -193,13 +195,23 @@ func (m *wfModel) Complete(_ context.Context, req llm.Request, obs llm.Observer)
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5},
 	})
 	in := ModelInput{Session: w.in.Session, Events: w.take(), Summarizer: m.summarizer,
-		Messages: req.Messages, Tools: req.Tools, PromptTokensEst: req.PromptTokensEst}
+		Messages: req.Messages, Tools: req.Tools, PromptTokensEst: req.PromptTokensEst,
+		Budget: w.loop.Budget(), Limit: req.Limit != nil}
 	var out ModelOutput
 	if err := workflow.ExecuteActivity(actx, ActivityModel, in).Get(w.ctx, &out); err != nil {
 		return llm.AssistantMessage{}, llm.Binding{}, &sdk.Error{Kind: sdk.KindProviderUnavailable, Message: "model request failed on the worker: " + err.Error()}
 	}
-	for _, u := range out.Usages {
+	for i, u := range out.Usages {
+		if out.Cut != nil && req.Limit != nil && i == len(out.Usages)-1 {
+			// The loop's own rule sees the cut, as it would have while the
+			// response streamed: its usage is metered as the loop meters a
+			// stopped response.
+			req.Limit(out.Cut.Progress)
+		}
 		obs.OnUsage(u.Binding, u.Usage, u.Cost)
+	}
+	if out.Cut != nil {
+		return llm.AssistantMessage{Usage: out.Cut.Progress.Usage}, out.Binding, out.Cut
 	}
 	if out.Err != nil {
 		return out.Message, out.Binding, out.Err

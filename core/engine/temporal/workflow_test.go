@@ -69,6 +69,7 @@ func (t *fakeTools) Run(_ context.Context, c sdk.Call) tools.Outcome { return t.
 type memory struct {
 	mu     sync.Mutex
 	events []string
+	data   []event.Data
 	usage  []session.Usage
 	ended  *Result
 }
@@ -77,6 +78,7 @@ func (r *memory) Record(_ context.Context, d event.Data) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, d.EventType())
+	r.data = append(r.data, d)
 	return nil
 }
 
@@ -93,6 +95,7 @@ func (s oneSession) Runtime(context.Context, string) (*Runtime, error) { return 
 
 type fixture struct {
 	env       *testsuite.TestWorkflowEnvironment
+	rt        *Runtime
 	model     *fakeModel
 	mem       *memory
 	decisions []Decision
@@ -121,6 +124,7 @@ func newFixture(t *testing.T, replies []llm.AssistantMessage, run func(sdk.Call)
 			return nil
 		},
 	}
+	f.rt = rt
 	Register(f.env, &Activities{Sessions: oneSession{rt}})
 	return f
 }
@@ -326,5 +330,82 @@ func TestWorkflowToolResultWithPresentation(t *testing.T) {
 	}
 	if got := contents(f.model.requests()[1]); !strings.Contains(got, "tool: read it") || strings.Contains(got, "interrupted") {
 		t.Errorf("the model did not get the tool's result:\n%s", got)
+	}
+}
+
+// endless streams text until the request's limit stops it, as a server
+// that ignores max_output would; the usage of the stopped attempt is the
+// llm layer's estimate.
+type endless struct{ requests int }
+
+func (m *endless) Complete(ctx context.Context, req llm.Request, obs llm.Observer) (llm.AssistantMessage, llm.Binding, error) {
+	m.requests++
+	b := llm.Binding{Name: "fake"}
+	if req.Budget != nil {
+		if err := req.Budget(ctx); err != nil {
+			return llm.AssistantMessage{}, b, err
+		}
+	}
+	for out := int64(10); ; out += 10 {
+		obs.OnChunk(0, "text", "and on and on and on and on ")
+		p := llm.Progress{Binding: b, Usage: sdk.Usage{PromptTokens: req.PromptTokensEst, CompletionTokens: out}, Cost: float64(out) / 1000, Estimated: true}
+		if req.Limit == nil {
+			return llm.AssistantMessage{}, b, errors.New("the request has no stream limit")
+		}
+		if limit := req.Limit(p); limit != "" {
+			obs.OnUsage(b, p.Usage, p.Cost)
+			return llm.AssistantMessage{Usage: p.Usage}, b, &llm.LimitError{Limit: limit, Progress: p}
+		}
+	}
+}
+
+// A response that streams past the budget is stopped while it streams, on
+// the worker, as the local loop stops it: limit max_tokens (or max_usd),
+// the stopped attempt's usage metered as estimated, no assistant.message.
+func TestWorkflowStopsAStreamingResponseAtTheBudget(t *testing.T) {
+	for _, tt := range []struct {
+		limit string
+		in    Input
+	}{
+		{agent.LimitMaxTokens, Input{MaxTokens: 5000}},
+		{agent.LimitMaxUSD, Input{MaxUSD: 0.5}},
+	} {
+		t.Run(tt.limit, func(t *testing.T) {
+			f := newFixture(t, nil, ran)
+			model := &endless{}
+			f.rt.Model = model
+			res := f.run(t, tt.in)
+			if res.Status != agent.StatusLimit || res.Limit != tt.limit {
+				t.Fatalf("result = %+v, want limit %s", res, tt.limit)
+			}
+			if model.requests != 1 {
+				t.Errorf("%d requests, want 1: a limit is not retried", model.requests)
+			}
+			if res.Totals.Tokens == 0 || res.Totals.CostUSD == 0 {
+				t.Errorf("totals %+v: the stopped response's usage is not counted", res.Totals)
+			}
+			var usage []event.LLMUsage
+			for _, d := range f.mem.data {
+				switch d := d.(type) {
+				case event.LLMUsage:
+					usage = append(usage, d)
+				case event.AssistantMessage:
+					t.Errorf("assistant.message recorded: a stopped response is not an answer")
+				}
+			}
+			if len(usage) != 1 || !usage[0].Estimated || usage[0].CompletionTokens == 0 {
+				t.Errorf("llm.usage events %+v, want one estimated", usage)
+			}
+			if len(f.mem.usage) != 1 {
+				t.Errorf("usage records %+v, want the stopped response's", f.mem.usage)
+			}
+			last := f.mem.data[len(f.mem.data)-1]
+			if lr, ok := last.(event.LimitReached); !ok || lr.Limit != tt.limit {
+				t.Errorf("last event %#v, want toolloop.limit_reached %s", last, tt.limit)
+			}
+			if n := strings.Count(strings.Join(f.mem.events, " "), "assistant.chunk"); n == 0 {
+				t.Errorf("no assistant.chunk recorded before the cut: %v", f.mem.events)
+			}
+		})
 	}
 }
