@@ -129,13 +129,17 @@ func (c *Catalog) Describe(ctx context.Context, names ...string) error {
 }
 
 // DescribeFor describes only the tool plugins that may offer the given
-// tools: the built-ins known to offer them, and every third-party tool
-// plugin when some tool is not a built-in's. Plugins nobody needs do not
-// start.
+// tools (an agent's whitelist): the built-ins known to offer them, and
+// every third-party tool plugin when some tool is not a built-in's. The
+// core's own tool and the tools of declared MCP servers need no plugin.
+// Plugins nobody needs do not start.
 func (c *Catalog) DescribeFor(ctx context.Context, tools []string) error {
 	need := map[string]bool{}
 	thirdParty := false
 	for _, t := range tools {
+		if !c.cfg.FromPlugin(t) {
+			continue
+		}
 		if p, ok := c.static[t]; ok {
 			need[p] = true
 		} else {

@@ -89,10 +89,7 @@ func Check(cfg *Config, cat Catalog) hcl.Diagnostics {
 
 // unknownTool returns why tool is unknown, or "" when it is known.
 func unknownTool(cfg *Config, cat Catalog, tool string) string {
-	if tool == EmitArtifactTool {
-		return ""
-	}
-	if server, ok := MCPServerOf(tool); ok && cfg.MCP(server) != nil {
+	if !cfg.FromPlugin(tool) {
 		return ""
 	}
 	if server, ok := MCPWildcardServer(tool); ok {

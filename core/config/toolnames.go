@@ -65,3 +65,13 @@ func validMCPServerName(name string) bool {
 	return sdk.ValidToolName(name) && !strings.Contains(name, MCPToolSeparator) &&
 		len(name)+len(MCPToolSeparator) < sdk.MaxToolNameLen
 }
+
+// FromPlugin reports whether a whitelisted tool must come from a plugin:
+// it is neither the core's own tool nor one of a declared MCP server's.
+func (c *Config) FromPlugin(tool string) bool {
+	if tool == EmitArtifactTool {
+		return false
+	}
+	server, ok := MCPServerOf(tool)
+	return !ok || c.MCP(server) == nil
+}

@@ -84,3 +84,25 @@ func TestMCPServerNames(t *testing.T) {
 		}
 	}
 }
+
+func TestFromPlugin(t *testing.T) {
+	t.Parallel()
+	cfg := &Config{MCPServers: []*MCPServer{{Name: "ev"}}}
+	tests := []struct {
+		tool string
+		want bool
+	}{
+		{"read_file", true},
+		{"my_plugin_tool", true},
+		{EmitArtifactTool, false},
+		{"ev__echo", false},
+		{"ev__*", false},
+		{"other__echo", true}, // no mcp "other": a plugin's tool that holds "__"
+		{"eve__echo", true},
+	}
+	for _, tt := range tests {
+		if got := cfg.FromPlugin(tt.tool); got != tt.want {
+			t.Errorf("FromPlugin(%q) = %v, want %v", tt.tool, got, tt.want)
+		}
+	}
+}

@@ -117,13 +117,9 @@ func Build(ctx context.Context, s Setup) (*Registry, error) {
 func pluginTools(cfg *config.Config, whitelist []string) []string {
 	var out []string
 	for _, t := range whitelist {
-		if t == config.EmitArtifactTool {
-			continue
+		if cfg.FromPlugin(t) {
+			out = append(out, t)
 		}
-		if server, ok := config.MCPServerOf(t); ok && cfg.MCP(server) != nil {
-			continue
-		}
-		out = append(out, t)
 	}
 	return out
 }
