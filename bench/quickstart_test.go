@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness-agent/harness/internal/testfs"
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
 // BenchmarkQuickstartRSS runs the offline quickstart (harness run
@@ -30,7 +30,7 @@ import (
 // Wall time is hyperfine's business (bench/run.sh): the sampling costs CPU.
 func BenchmarkQuickstartRSS(b *testing.B) {
 	dir := b.TempDir()
-	testfs.CopyTree(b, "../examples/quickstart", dir, ".harness", "out")
+	testkit.CopyTree(b, "../examples/quickstart", dir, ".harness", "out")
 	var total, core, plugins, helpers, pss []float64
 	var last []peak
 	// A b.Loop loop here makes Go 1.26.8's escape analysis crash (internal

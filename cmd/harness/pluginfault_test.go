@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness-agent/harness/internal/testfs"
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
@@ -50,7 +50,7 @@ func buildPlugin(t *testing.T, pkg, name string) string {
 func testplugin(t *testing.T, dst string) string {
 	t.Helper()
 	bin := buildPlugin(t, "./core/pluginhost/testdata/testplugin", "harness-tool-testplugin")
-	testfs.CopyExecutable(t, bin, dst)
+	testkit.CopyExecutable(t, bin, dst)
 	b, err := os.ReadFile(dst)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness-agent/harness/internal/testfs"
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
 type event struct {
@@ -49,7 +49,7 @@ func types(evs []event) map[string]int {
 func quickstart(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	testfs.CopyTree(t, filepath.Join(repoRoot(t), "examples/quickstart"), dir, ".harness", "out")
+	testkit.CopyTree(t, filepath.Join(repoRoot(t), "examples/quickstart"), dir, ".harness", "out")
 	return dir
 }
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness-agent/harness/internal/testfs"
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
@@ -25,7 +25,7 @@ func TestSecurityRestartRunsWhatWasVerified(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
 		bin := filepath.Join(dir, "bin", "harness")
-		testfs.CopyExecutable(t, harnessBin, bin)
+		testkit.CopyExecutable(t, harnessBin, bin)
 		writeFile(t, filepath.Join(dir, "notes.md"), "the notes\n")
 		read := func(id string) fakedeepseek.Turn { return readCall(id, "notes.md") }
 		restartAfterSwap(t, dir, bin, bin, "plugin serve readfile", "", read)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness-agent/harness/internal/testfs"
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
@@ -376,7 +376,7 @@ func storeBytes(t *testing.T) string {
 // dst.
 func jsonquery(t *testing.T, dst string) {
 	t.Helper()
-	testfs.CopyExecutable(t, buildPlugin(t, "./examples/plugins/jsonquery", "harness-tool-jsonquery"), dst)
+	testkit.CopyExecutable(t, buildPlugin(t, "./examples/plugins/jsonquery", "harness-tool-jsonquery"), dst)
 }
 
 func sha256File(t *testing.T, path string) string {

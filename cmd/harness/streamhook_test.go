@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harness-agent/harness/internal/testfs"
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
@@ -19,7 +19,7 @@ import (
 // to dst and returns its sha256.
 func copyPlugin(t *testing.T, pkg, dst string) string {
 	t.Helper()
-	testfs.CopyExecutable(t, buildPlugin(t, pkg, filepath.Base(dst)), dst)
+	testkit.CopyExecutable(t, buildPlugin(t, pkg, filepath.Base(dst)), dst)
 	return fileSHA256(t, dst)
 }
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/harness-agent/harness/core/pluginhost"
-	"github.com/harness-agent/harness/internal/testfs"
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -31,7 +31,7 @@ func TestReplacedBinaryIsNotWhatRestarts(t *testing.T) {
 				t.Parallel()
 				dir := t.TempDir()
 				bin := filepath.Join(dir, "plugin")
-				testfs.CopyExecutable(t, testPlugin, bin)
+				testkit.CopyExecutable(t, testPlugin, bin)
 				canary := filepath.Join(dir, "canary")
 				spec := pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Builtin: builtin}
 				opts := pluginhost.Options{}

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/harness-agent/harness/internal/testfs"
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
 // usernsChild runs as a plain user: non-dumpable, it starts a child in a new
@@ -57,7 +57,7 @@ func TestWhileDumpableLetsAPlainUserStartAUserNamespace(t *testing.T) {
 			}
 		}
 		copied := filepath.Join(dir, "procguard.test")
-		testfs.CopyExecutable(t, bin, copied)
+		testkit.CopyExecutable(t, bin, copied)
 		cmd = exec.Command(copied, "-test.run=^$")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	}

@@ -1,41 +1,17 @@
 package deepseek_test
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
-	"go.uber.org/goleak"
-
-	"github.com/harness-agent/harness/internal/testfs"
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
-// binaries holds the plugin binary the subprocess tests build (once, on
-// first use).
-var binaries *testfs.Binaries
+// No goroutine may outlive the tests: not a stream, a watchdog, an HTTP
+// connection of a provider, or a plugin client.
+func TestMain(m *testing.M) { testkit.Main(m) }
 
-func TestMain(m *testing.M) {
-	var err error
-	binaries, err = testfs.NewBinaries("provider-deepseek-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	binaries.Remove()
-	if code == 0 {
-		// No goroutine may outlive the tests: not a stream, a watchdog, an
-		// HTTP connection of a provider, or a plugin client.
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// pluginBinary builds cmd/harness-provider-deepseek into a temporary folder.
+// pluginBinary is cmd/harness-provider-deepseek, built once per test process.
 func pluginBinary(t *testing.T) string {
 	t.Helper()
-	return binaries.Build(t, "./cmd/harness-provider-deepseek")
+	return testkit.Build(t, "./cmd/harness-provider-deepseek")
 }

@@ -1,6 +1,4 @@
-// Package testfs holds file-tree helpers shared by the end-to-end tests
-// and benchmarks (cmd/harness, bench). It is test support only.
-package testfs
+package testkit
 
 import (
 	"io/fs"
@@ -52,6 +50,17 @@ func CopyExecutable(tb testing.TB, src, dst string) {
 		err = os.WriteFile(dst, data, 0o755)
 	}
 	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// WriteFile writes body to path (mode 0644), creating its folder.
+func WriteFile(tb testing.TB, path, body string) {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 }
