@@ -270,10 +270,13 @@ func TestDeadlineAndCancel(t *testing.T) {
 	weird := tool("weird", sourceFunc(func(context.Context, sdk.Call, sdk.Progress) (sdk.Result, error) {
 		return sdk.Result{Err: &sdk.Error{Kind: "made_up", Message: "odd"}}, nil
 	}))
-	reg := newRegistry(t, slow, tool("block", block), panicky, weird)
-
+	// The canceled case's context is canceled once its call is running.
 	canceled, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(30 * time.Millisecond); cancel() }()
+	cancelRunning := sourceFunc(func(ctx context.Context, call sdk.Call, p sdk.Progress) (sdk.Result, error) {
+		cancel()
+		return block(ctx, call, p)
+	})
+	reg := newRegistry(t, slow, tool("block", cancelRunning), panicky, weird)
 	tests := []struct {
 		name     string
 		ctx      context.Context

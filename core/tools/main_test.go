@@ -3,43 +3,17 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk"
 	"github.com/harness-agent/harness/sdk/schema"
 )
 
-var crashHook string // path of the built testdata/crashhook binary
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "tools-test-")
-	if err != nil {
-		panic(err)
-	}
-	crashHook = filepath.Join(dir, "crashhook")
-	if out, err := exec.Command("go", "build", "-o", crashHook, "./testdata/crashhook").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build crashhook: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testkit.Main(m) }
 
 // sourceFunc is an in-process tool source.
 type sourceFunc func(ctx context.Context, call sdk.Call, progress sdk.Progress) (sdk.Result, error)

@@ -4,43 +4,23 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/harness-agent/harness/core/pluginhost"
 	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk"
 )
 
-var (
-	buildOnce sync.Once
-	builtDir  string
-	buildErr  error
-)
-
-// builtinPlugin builds a built-in tool plugin's standalone binary once per
-// test process and returns its path.
+// builtinPlugin is a built-in tool plugin's standalone binary, built once
+// per test process.
 func builtinPlugin(t *testing.T, name string) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		builtDir, buildErr = os.MkdirTemp("", "tools-plugins-")
-		for _, p := range []string{"readfile", "terminal"} {
-			out, err := exec.Command("go", "build", "-o", filepath.Join(builtDir, p), "../../plugins/"+p+"/cmd/harness-tool-"+p).CombinedOutput()
-			if err != nil {
-				buildErr = fmt.Errorf("build %s: %v\n%s", p, err, out)
-				return
-			}
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return filepath.Join(builtDir, name)
+	return testkit.Build(t, "../../plugins/"+name+"/cmd/harness-tool-"+name)
 }
 
 // pluginExecutor serves the real plugin name as a subprocess, configured

@@ -9,6 +9,7 @@ import (
 	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/pluginhost"
 	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk"
 	"github.com/harness-agent/harness/sdk/sdktest"
 )
@@ -17,6 +18,7 @@ import (
 // plugin host and subscribes each to its phases.
 func hookPlugins(t *testing.T, timeout time.Duration, phases map[string][]string) []tools.Hook {
 	t.Helper()
+	crashHook := testkit.Build(t, "./testdata/crashhook")
 	sum, err := pluginhost.FileSHA256(crashHook)
 	if err != nil {
 		t.Fatal(err)
