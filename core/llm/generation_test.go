@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/harness-agent/harness/core/llm"
 	"github.com/harness-agent/harness/core/pluginhost"
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -54,11 +54,7 @@ func (r *retries) OnUsage(llm.Binding, sdk.Usage, float64) {}
 // runs on a fresh process, prepared again, never with the old handle.
 func TestProviderKilledBetweenPrepareAndStream(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "harness-provider-script")
-	build := exec.Command("go", "build", "-o", bin, "../../plugins/provider-script/cmd/harness-provider-script")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build provider: %v\n%s", err, out)
-	}
+	bin := testkit.Build(t, "../../plugins/provider-script/cmd/harness-provider-script")
 	script := filepath.Join(dir, "turns.hcl")
 	if err := os.WriteFile(script, []byte("turn {\n  text = \"one\"\n}\nturn {\n  text = \"two\"\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -98,9 +94,7 @@ func TestProviderKilledBetweenPrepareAndStream(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 200 && host.PID("script") == pid; i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.WaitFor(t, func() bool { return host.PID("script") != pid }, "the host to see the killed provider exit")
 
 	obs := &retries{}
 	req.Messages = append(req.Messages, sdk.Message{Role: sdk.RoleAssistant, Content: "one"}, sdk.Message{Role: sdk.RoleUser, Content: "again"})
