@@ -6,18 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/harness-agent/harness/core/pluginhost"
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -28,24 +28,8 @@ func TestMain(m *testing.M) {
 		runHelperHost()
 		return
 	}
-	dir, err := os.MkdirTemp("", "pluginhost-test-")
-	if err != nil {
-		panic(err)
-	}
-	testPlugin = filepath.Join(dir, "testplugin")
-	if out, err := exec.Command("go", "build", "-o", testPlugin, "./testdata/testplugin").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build test plugin: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	testPlugin = testkit.MustBuild("./testdata/testplugin")
+	testkit.Main(m)
 }
 
 func sha(t *testing.T, path string) string {
@@ -110,11 +94,19 @@ func TestCrashMidCallIsProcessExitAndNextCallRestarts(t *testing.T) {
 	first := h.PID("tp")
 
 	done := make(chan error, 1)
+	arrived := make(chan struct{})
+	var once sync.Once
 	go func() {
-		_, err := th.Execute(ctx, sdk.Call{ID: "c", Tool: "sleep", Arguments: json.RawMessage(`{}`)}, nil)
+		_, err := th.Execute(ctx, sdk.Call{ID: "c", Tool: "sleep", Arguments: json.RawMessage(`{}`)}, func(string, string) {
+			once.Do(func() { close(arrived) })
+		})
 		done <- err
 	}()
-	time.Sleep(200 * time.Millisecond) // let the call reach the plugin
+	select {
+	case <-arrived: // the plugin is in the call
+	case err := <-done:
+		t.Fatalf("the sleep call ended before the kill: %v", err)
+	}
 	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +252,9 @@ func runHelperHost() {
 		panic(err)
 	}
 	fmt.Println(h.PID("a"), h.PID("b"))
-	time.Sleep(time.Hour)
+	// Wait to be killed; a test that dies without killing it closes
+	// the pipe, and the helper ends with it.
+	_, _ = io.Copy(io.Discard, os.Stdin)
 }
 
 func TestHostSIGKILLLeavesNoPlugin(t *testing.T) {
@@ -271,6 +265,11 @@ func TestHostSIGKILLLeavesNoPlugin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stdin, err := cmd.StdinPipe() // held open: the helper runs until killed
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -293,12 +292,8 @@ func TestHostSIGKILLLeavesNoPlugin(t *testing.T) {
 	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
-	deadline := time.Now().Add(10 * time.Second)
 	for _, pid := range pids {
-		for alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if alive(pid) {
+		if !testkit.Eventually(10*time.Second, func() bool { return !alive(pid) }) {
 			t.Errorf("plugin %d outlived its host", pid)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}

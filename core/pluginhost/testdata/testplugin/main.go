@@ -49,14 +49,20 @@ func main() {
 				sort.Strings(env)
 				return sdk.Result{Content: strings.Join(env, "\n")}, nil
 			}),
-			tool("sleep", func(ctx context.Context, _ sdk.Call) (sdk.Result, error) {
-				select {
-				case <-ctx.Done():
-					return sdk.Result{}, ctx.Err()
-				case <-time.After(time.Hour):
-					return sdk.Result{Content: "slept"}, nil
-				}
-			}),
+			{
+				// sleep says "sleeping" as progress once the call has
+				// arrived (what a test waits for), then hangs until canceled.
+				Spec: sdk.ToolSpec{Name: "sleep", InputSchema: []byte(`{"type":"object"}`)},
+				Run: func(ctx context.Context, _ sdk.Call, progress sdk.Progress) (sdk.Result, error) {
+					progress("stdout", "sleeping\n")
+					select {
+					case <-ctx.Done():
+						return sdk.Result{}, ctx.Err()
+					case <-time.After(time.Hour):
+						return sdk.Result{Content: "slept"}, nil
+					}
+				},
+			},
 			tool("crash", func(context.Context, sdk.Call) (sdk.Result, error) {
 				sdk.Logger().Error("testplugin: about to crash")
 				go func() { panic("boom from a plugin goroutine") }()
