@@ -18,6 +18,7 @@ import (
 
 	"github.com/harness-agent/harness/core/config"
 	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -62,6 +63,26 @@ func run(t *testing.T, ctx context.Context, reg *tools.Registry, name, args stri
 
 func everything(t *testing.T) *config.MCPServer {
 	return &config.MCPServer{Name: "everything", Command: []string{npmServer(t, "mcp-server-everything")}}
+}
+
+// tapStdin preloads testdata/stdintap.js into the Node.js server srv and
+// returns a check of whether what srv read on its stdin so far holds s.
+func tapStdin(t *testing.T, srv *config.MCPServer) (arrived func(s string) bool) {
+	t.Helper()
+	tap, err := filepath.Abs(filepath.Join("testdata", "stdintap.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(t.TempDir(), "stdin")
+	if srv.Env == nil {
+		srv.Env = map[string]string{}
+	}
+	srv.Env["NODE_OPTIONS"] = "--require " + tap
+	srv.Env["STDIN_TAP"] = log
+	return func(s string) bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), s)
+	}
 }
 
 func TestRegistersOnlyWhitelistedToolsAndCallsThem(t *testing.T) {
@@ -190,14 +211,23 @@ func TestHangPastTheDeadlineIsATimeoutAndTheNextCallRestarts(t *testing.T) {
 
 func TestServerKilledMidCallIsAProcessExitAndTheNextCallWorks(t *testing.T) {
 	t.Parallel()
-	cfg, ag := setup(t, []string{"everything__*"}, everything(t))
+	srv := everything(t)
+	arrived := tapStdin(t, srv)
+	cfg, ag := setup(t, []string{"everything__*"}, srv)
 	b, reg := registered(t, cfg, ag)
 	first := pid(t, b, "everything")
+	killed := make(chan error, 1)
 	go func() {
-		time.Sleep(500 * time.Millisecond)
-		_ = syscall.Kill(first, syscall.SIGKILL)
+		if !testkit.Eventually(testkit.WaitLimit, func() bool { return arrived(`"tools/call"`) }) {
+			killed <- errors.New("the tools/call never reached the server")
+			return
+		}
+		killed <- syscall.Kill(first, syscall.SIGKILL)
 	}()
 	res := run(t, context.Background(), reg, "everything__trigger-long-running-operation", `{"duration":30,"steps":3}`)
+	if err := <-killed; err != nil {
+		t.Fatal(err)
+	}
 	if res.Err == nil || res.Err.Kind != sdk.KindProcessExit || !strings.Contains(res.Err.Message, "signal: killed") {
 		t.Fatalf("result %+v, want process_exit", res)
 	}

@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testkit.Main(m) }
 
 // npmServer returns the path of an MCP server that scripts/test.sh installs
 // from npm into .ci/npm; a plain go test skips when it is not there.

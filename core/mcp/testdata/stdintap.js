@@ -1,0 +1,12 @@
+// Preloaded into a Node.js MCP server by the tests (NODE_OPTIONS="--require
+// <this file>"): appends each chunk the server reads on its stdin to the
+// file STDIN_TAP names, so that a test can wait until a request has reached
+// the server instead of sleeping. The server is otherwise unchanged.
+'use strict';
+const fs = require('fs');
+const stdin = process.stdin;
+const push = stdin.push;
+stdin.push = function (chunk, ...rest) {
+  if (chunk) fs.appendFileSync(process.env.STDIN_TAP, chunk);
+  return push.call(this, chunk, ...rest);
+};
