@@ -65,26 +65,6 @@ func everything(t *testing.T) *config.MCPServer {
 	return &config.MCPServer{Name: "everything", Command: []string{npmServer(t, "mcp-server-everything")}}
 }
 
-// tapStdin preloads testdata/stdintap.js into the Node.js server srv and
-// returns a check of whether what srv read on its stdin so far holds s.
-func tapStdin(t *testing.T, srv *config.MCPServer) (arrived func(s string) bool) {
-	t.Helper()
-	tap, err := filepath.Abs(filepath.Join("testdata", "stdintap.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := filepath.Join(t.TempDir(), "stdin")
-	if srv.Env == nil {
-		srv.Env = map[string]string{}
-	}
-	srv.Env["NODE_OPTIONS"] = "--require " + tap
-	srv.Env["STDIN_TAP"] = log
-	return func(s string) bool {
-		b, _ := os.ReadFile(log)
-		return strings.Contains(string(b), s)
-	}
-}
-
 func TestRegistersOnlyWhitelistedToolsAndCallsThem(t *testing.T) {
 	t.Parallel()
 	cfg, ag := setup(t, []string{"read_file", "everything__echo", "everything__get-sum", "everything__get-tiny-image"}, everything(t))
@@ -212,7 +192,8 @@ func TestHangPastTheDeadlineIsATimeoutAndTheNextCallRestarts(t *testing.T) {
 func TestServerKilledMidCallIsAProcessExitAndTheNextCallWorks(t *testing.T) {
 	t.Parallel()
 	srv := everything(t)
-	arrived := tapStdin(t, srv)
+	var arrived func(string) bool
+	srv.Env, arrived = testkit.StdinTap(t)
 	cfg, ag := setup(t, []string{"everything__*"}, srv)
 	b, reg := registered(t, cfg, ag)
 	first := pid(t, b, "everything")
