@@ -20,6 +20,7 @@ import (
 
 	_ "modernc.org/sqlite" // the store's driver, for its integrity check
 
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
@@ -98,12 +99,8 @@ func zombie(stat []byte) bool {
 // failure does not leak into other tests).
 func assertNoProcsLeft(t *testing.T, dir string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	left := procsUnder(dir)
-	for len(left) > 0 && time.Now().Before(deadline) {
-		time.Sleep(25 * time.Millisecond)
-		left = procsUnder(dir)
-	}
+	var left []proc
+	testkit.Eventually(within, func() bool { left = procsUnder(dir); return len(left) == 0 })
 	for _, p := range left {
 		t.Errorf("process outlived the run: pid %d %q (cwd %s)", p.pid, p.cmdline, p.cwd)
 		_ = syscall.Kill(p.pid, syscall.SIGKILL)
@@ -114,22 +111,23 @@ func assertNoProcsLeft(t *testing.T, dir string, within time.Duration) {
 // contains every one of parts.
 func findProc(t *testing.T, dir string, within time.Duration, parts ...string) proc {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	var found proc
+	if !testkit.Eventually(within, func() bool {
 		for _, p := range procsUnder(dir) {
 			all := true
 			for _, part := range parts {
 				all = all && strings.Contains(p.cmdline, part)
 			}
 			if all {
-				return p
+				found = p
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no process %q under %s; running: %v", parts, dir, procsUnder(dir))
-		}
-		time.Sleep(20 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("no process %q under %s; running: %v", parts, dir, procsUnder(dir))
 	}
+	return found
 }
 
 // liveRun is a `harness run --json --no-input` in progress.
@@ -495,12 +493,8 @@ func startSleeper(t *testing.T, marker string) (*liveRun, string) {
 	writeFile(t, filepath.Join(dir, "agent.hcl"), terminalConfig(fake.URL))
 	live := startLive(t, dir, keyEnv, "agent.hcl", "Sleep")
 	live.until(t, "tool.call")
-	deadline := time.Now().Add(10 * time.Second)
-	for len(procsWith(dir, "sleep "+marker)) < 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the command and its grandchild are not running: %v", procsUnder(dir))
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testkit.Eventually(10*time.Second, func() bool { return len(procsWith(dir, "sleep "+marker)) >= 2 }) {
+		t.Fatalf("the command and its grandchild are not running: %v", procsUnder(dir))
 	}
 	return live, dir
 }

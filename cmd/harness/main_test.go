@@ -3,12 +3,13 @@ package main_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
 // harnessBin is the harness binary built once for these end-to-end tests.
@@ -28,12 +29,8 @@ func TestMain(m *testing.M) {
 	os.Unsetenv("HARNESS_STORE")
 	os.Setenv("HARNESS_STATE_DIR", filepath.Join(stateRoot, "default"))
 	os.Setenv("XDG_STATE_HOME", filepath.Join(stateRoot, "xdg"))
-	harnessBin = filepath.Join(dir, "harness")
-	if out, err := exec.Command("go", "build", "-o", harnessBin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build harness: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
+	harnessBin = testkit.MustBuild(".")
+	code := testkit.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -77,15 +74,8 @@ func harness(t *testing.T, dir string, env []string, args ...string) result {
 	return result{code, stdout.String(), stderr.String()}
 }
 
-func writeFile(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// writeFile writes body to path, creating its folder.
+var writeFile = testkit.WriteFile
 
 func repoRoot(t *testing.T) string {
 	t.Helper()
@@ -272,11 +262,7 @@ func TestThirdPartyPluginIsLockedVerifiedAndDescribed(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(dir, "agent.hcl"), string(src))
 	bin := filepath.Join(dir, "bin/harness-tool-jsonquery")
-	build := exec.Command("go", "build", "-o", bin, "./examples/plugins/jsonquery")
-	build.Dir = repoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build plugin: %v\n%s", err, out)
-	}
+	testkit.CopyExecutable(t, buildPlugin(t, "./examples/plugins/jsonquery"), bin)
 	env := []string{"DEEPSEEK_API_KEY=sk-test"}
 
 	r := harness(t, dir, env, "validate", "agent.hcl")

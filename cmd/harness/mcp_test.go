@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
@@ -210,12 +211,15 @@ func TestMCPServerKilledMidCall(t *testing.T) {
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "The server came back."}),
 	)
 	dir := t.TempDir()
+	tap, arrived := testkit.StdinTap(t)
+	block := strings.TrimSuffix(mcpBlock("everything", "allow", bin), "}\n") +
+		fmt.Sprintf("  env = {\n    NODE_OPTIONS = %q\n    STDIN_TAP    = %q\n  }\n}\n", tap["NODE_OPTIONS"], tap["STDIN_TAP"])
 	writeFile(t, filepath.Join(dir, "agent.hcl"),
-		withTools(deepseekConfig(fake.URL, "", mcpBlock("everything", "allow", bin)), "everything__*"))
+		withTools(deepseekConfig(fake.URL, "", block), "everything__*"))
 	r := startLive(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, "agent.hcl", "Run the long operation")
 	r.until(t, "tool.call")
 	server := findProc(t, dir, 10*time.Second, "mcp-server-everything")
-	time.Sleep(500 * time.Millisecond) // the call reaches the server
+	testkit.WaitFor(t, func() bool { return arrived(`"tools/call"`) }, "the tools/call to reach the MCP server")
 	if err := syscall.Kill(server.pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

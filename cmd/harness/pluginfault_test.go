@@ -5,10 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,40 +14,18 @@ import (
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
-// builtPlugin is a plugin binary built once for the whole test binary.
-type builtPlugin struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-var builtPlugins sync.Map // package path → *builtPlugin
-
-// buildPlugin builds the Go package pkg (relative to the repository root)
-// once, as name next to the harness binary, and returns its path.
-func buildPlugin(t *testing.T, pkg, name string) string {
+// buildPlugin is the Go package pkg (relative to the repository root),
+// built once per test process.
+func buildPlugin(t *testing.T, pkg string) string {
 	t.Helper()
-	v, _ := builtPlugins.LoadOrStore(pkg, &builtPlugin{})
-	b := v.(*builtPlugin)
-	b.once.Do(func() {
-		b.path = filepath.Join(filepath.Dir(harnessBin), name)
-		build := exec.Command("go", "build", "-o", b.path, pkg)
-		build.Dir = repoRoot(t)
-		if out, err := build.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("build %s: %v\n%s", pkg, err, out)
-		}
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.path
+	return testkit.Build(t, filepath.Join(repoRoot(t), pkg))
 }
 
 // testplugin copies the plugin host's test plugin (it can sleep, crash,
 // ...) to dst and returns its sha256.
 func testplugin(t *testing.T, dst string) string {
 	t.Helper()
-	bin := buildPlugin(t, "./core/pluginhost/testdata/testplugin", "harness-tool-testplugin")
+	bin := buildPlugin(t, "./core/pluginhost/testdata/testplugin")
 	testkit.CopyExecutable(t, bin, dst)
 	b, err := os.ReadFile(dst)
 	if err != nil {

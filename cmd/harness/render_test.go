@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,9 +11,8 @@ import (
 
 	"github.com/harness-agent/harness/core/agent"
 	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // sampleEvents is a session with one of every card.
 var sampleEvents = []struct {
@@ -67,22 +64,7 @@ func renderSample(t *testing.T, disp display) string {
 // rewrites it).
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	golden := filepath.Join("testdata", "render", name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s rendering differs from %s (run go test -update):\n%s", name, golden, got)
-	}
+	testkit.Golden(t, filepath.Join("testdata", "render", name+".golden"), []byte(got))
 }
 
 // goldenDisplays are the screens the goldens cover: 60 and 120 columns,

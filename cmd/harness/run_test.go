@@ -207,10 +207,7 @@ func TestRunInterruptedBySIGINT(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "turns.hcl"), sleeperScript)
 	cmd, sc := startRun(t, dir, "agent.hcl", "sleep")
 	lines := waitFor(t, sc, "tool.call")
-	time.Sleep(300 * time.Millisecond) // the command is running
-	if len(sleepers()) == 0 {
-		t.Fatal("the terminal command is not running")
-	}
+	testkit.WaitFor(t, func() bool { return len(sleepers()) > 0 }, "the terminal command to run")
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -255,11 +252,8 @@ func TestRunKilledLeavesEveryPrintedEventInTheStore(t *testing.T) {
 			t.Fatalf("event %d differs:\nprinted %s\nstored  %s", i+1, printed[i], stored[i])
 		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(sleepers()) > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if left := sleepers(); len(left) > 0 {
+	var left []string
+	if !testkit.Eventually(5*time.Second, func() bool { left = sleepers(); return len(left) == 0 }) {
 		t.Errorf("processes outlived the killed harness: %v", left)
 	}
 }

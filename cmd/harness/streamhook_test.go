@@ -19,7 +19,7 @@ import (
 // to dst and returns its sha256.
 func copyPlugin(t *testing.T, pkg, dst string) string {
 	t.Helper()
-	testkit.CopyExecutable(t, buildPlugin(t, pkg, filepath.Base(dst)), dst)
+	testkit.CopyExecutable(t, buildPlugin(t, pkg), dst)
 	return fileSHA256(t, dst)
 }
 

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/internal/temporaltest"
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
@@ -128,16 +128,10 @@ func TestTemporalWorkerKilledMidSession(t *testing.T) {
 	id := strings.Fields(strings.TrimPrefix(r.stdout, "session "))[0]
 
 	// Wait until the command runs (its marker line is written).
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		if b, err := os.ReadFile(marker); err == nil && strings.Count(string(b), "ran") == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the terminal call never ran")
-		}
-		time.Sleep(100 * time.Millisecond) // poll interval
-	}
+	testkit.WaitFor(t, func() bool {
+		b, err := os.ReadFile(marker)
+		return err == nil && strings.Count(string(b), "ran") == 1
+	}, "the terminal call to run (its marker line)")
 	kill()
 	if n := len(fake.Requests()); n != 1 {
 		t.Fatalf("before the kill the fake got %d requests, want 1", n)
@@ -204,16 +198,12 @@ func TestTemporalApproveBySignal(t *testing.T) {
 	}
 	defer store.Close()
 	var pending []session.Action
-	deadline := time.Now().Add(2 * time.Minute)
-	for len(pending) == 0 {
+	testkit.WaitFor(t, func() bool {
 		if pending, err = store.Actions(context.Background(), id, "pending"); err != nil {
 			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("no action became pending")
-		}
-		time.Sleep(100 * time.Millisecond) // poll interval
-	}
+		return len(pending) > 0
+	}, "an action to become pending")
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the command ran before it was approved")
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
@@ -77,17 +78,12 @@ func (s *screen) capture(colors bool) string {
 func (s *screen) waitFor(pattern string) string {
 	s.t.Helper()
 	re := regexp.MustCompile(pattern)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		shown := s.capture(false)
-		if re.MatchString(shown) {
-			return shown
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("the screen never showed %q:\n%s", pattern, shown)
-		}
-		time.Sleep(50 * time.Millisecond) // polling the pane: tmux has no change notification
+	var shown string
+	// Polling the pane: tmux has no change notification.
+	if !testkit.Eventually(60*time.Second, func() bool { shown = s.capture(false); return re.MatchString(shown) }) {
+		s.t.Fatalf("the screen never showed %q:\n%s", pattern, shown)
 	}
+	return shown
 }
 
 // typeLine types text and Enter.
