@@ -21,6 +21,8 @@ import (
 
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
+
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
 // Server starts a dev server and returns its address (HOST:PORT); it is
@@ -56,28 +58,32 @@ func Server(tb testing.TB) string {
 		<-exited
 	})
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
+	var exit, err error
+	died := false
+	ready := testkit.Eventually(2*time.Minute, func() bool {
 		select {
-		case err := <-exited:
-			tb.Fatalf("temporal dev server exited: %v\n%s", err, out.String())
+		case exit = <-exited:
+			died = true
+			exited <- exit // for the cleanup
+			return true
 		default:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		cl, err := client.DialContext(ctx, client.Options{HostPort: addr, Logger: tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))})
-		if err == nil {
+		defer cancel()
+		var cl client.Client
+		if cl, err = client.DialContext(ctx, client.Options{HostPort: addr, Logger: tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))}); err == nil {
 			_, err = cl.CheckHealth(ctx, &client.CheckHealthRequest{})
 			cl.Close()
 		}
-		cancel()
-		if err == nil {
-			return addr
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("temporal dev server at %s not ready: %v\n%s", addr, err, out.String())
-		}
-		time.Sleep(200 * time.Millisecond) // poll interval of the readiness check
+		return err == nil
+	})
+	switch {
+	case died:
+		tb.Fatalf("temporal dev server exited: %v\n%s", exit, out.String())
+	case !ready:
+		tb.Fatalf("temporal dev server at %s not ready: %v\n%s", addr, err, out.String())
 	}
+	return addr
 }
 
 func freePort(tb testing.TB) int {
