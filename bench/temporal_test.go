@@ -22,6 +22,7 @@ import (
 
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/internal/temporaltest"
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
@@ -187,24 +188,20 @@ func (sc *scale) phase(name string, kill bool) *phaseResult {
 	var last time.Time
 	deadline := time.Now().Add(20 * time.Minute)
 	for i, id := range ids {
-		for {
-			info, err := store.Session(context.Background(), id)
-			if err != nil {
+		var info session.SessionInfo
+		if !testkit.Eventually(time.Until(deadline), func() bool {
+			if info, err = store.Session(context.Background(), id); err != nil {
 				b.Fatalf("%s: session %q: %v", tags[i], id, err)
 			}
-			if !info.EndedAt.IsZero() {
-				if info.Status != "completed" {
-					b.Fatalf("%s: session %s ended %s, want completed", tags[i], id, info.Status)
-				}
-				last = latest(last, info.EndedAt)
-				res.session = append(res.session, info.EndedAt.Sub(launched[i]))
-				break
-			}
-			if time.Now().After(deadline) {
-				b.Fatalf("%s: session %s still running after 20 minutes", tags[i], id)
-			}
-			time.Sleep(200 * time.Millisecond) // poll interval of the store
+			return !info.EndedAt.IsZero()
+		}) {
+			b.Fatalf("%s: session %s still running after 20 minutes", tags[i], id)
 		}
+		if info.Status != "completed" {
+			b.Fatalf("%s: session %s ended %s, want completed", tags[i], id, info.Status)
+		}
+		last = latest(last, info.EndedAt)
+		res.session = append(res.session, info.EndedAt.Sub(launched[i]))
 	}
 	res.wall = last.Sub(begin)
 	if os.Getenv("BENCH_SCALE_DEBUG") != "" {
