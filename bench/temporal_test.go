@@ -65,9 +65,18 @@ func BenchmarkTemporalScale(b *testing.B) {
 	sc.model = newTurnModel(b, sc.turns)
 	b.Logf("load average before: %s", loadAvg())
 
-	local := sc.phase("local", false)
-	temporal := sc.phase("temporal", false)
-	kill := sc.phase("kill", true)
+	only := os.Getenv("BENCH_SCALE_ONLY") // one of the runs, when set
+	var local, temporal, kill *phaseResult
+	for _, p := range []struct {
+		name string
+		out  **phaseResult
+	}{{"local", &local}, {"temporal", &temporal}, {"kill", &kill}} {
+		if only == "" || only == p.name {
+			*p.out = sc.phase(p.name, p.name == "kill")
+		} else {
+			*p.out = &phaseResult{name: p.name}
+		}
+	}
 
 	b.Logf("load average after: %s", loadAvg())
 	b.Logf("%d sessions x %d turns, all started at once, %d workers, heartbeat %s, one SQLite store:", sc.sessions, sc.turns, sc.workers, sc.heartbeat)

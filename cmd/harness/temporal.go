@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -250,15 +252,31 @@ func (c *cli) worker(address, queue string) error {
 	defer cl.Close()
 	ws := &workerSessions{c: c, storePath: storePath, queue: queue, open: map[string]*workerSession{}}
 	defer ws.closeAll()
+	// The workflows and the placing of sessions are on the shared queue;
+	// the activities of the sessions placed here on a queue of this
+	// worker's own, so a session's plugins start on one worker only.
+	a := &engine.Activities{Sessions: ws, Queue: ownQueue(queue)}
 	w := worker.New(cl, queue, worker.Options{})
-	engine.Register(w, &engine.Activities{Sessions: ws})
-	if err := w.Start(); err != nil {
-		return exitf(exitFailed, "worker for task queue %s on %s: %v", queue, address, err)
+	engine.Register(w, a)
+	own := worker.New(cl, a.Queue, worker.Options{DisableWorkflowWorker: true})
+	engine.RegisterActivities(own, a)
+	for _, wk := range []worker.Worker{w, own} {
+		if err := wk.Start(); err != nil {
+			return exitf(exitFailed, "worker for task queue %s on %s: %v", queue, address, err)
+		}
+		defer wk.Stop()
 	}
 	fmt.Fprintf(c.stderr, "harness worker: serving task queue %s on %s\n", queue, address)
 	<-ctx.Done()
-	w.Stop()
 	return nil
+}
+
+// ownQueue names the task queue of this worker process alone: the shared
+// queue, the host, the process and a random part (a restarted worker is
+// another one).
+func ownQueue(queue string) string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s@%s-%d-%s", queue, host, os.Getpid(), rand.Text()[:8])
 }
 
 // workerSessions are the sessions a worker has run activities of, each
@@ -272,22 +290,47 @@ type workerSessions struct {
 }
 
 type workerSession struct {
-	r  *runner.Runner
-	rt *engine.Runtime
+	ready chan struct{} // closed once r, rt and err are set
+	r     *runner.Runner
+	rt    *engine.Runtime
+	err   error
 }
 
-func (ws *workerSessions) Runtime(_ context.Context, id string) (*engine.Runtime, error) {
+// Runtime returns session id's runtime, opening it at its first activity
+// on this worker. Only the opening of one session waits for it: the
+// activities of the others go on meanwhile.
+func (ws *workerSessions) Runtime(ctx context.Context, id string) (*engine.Runtime, error) {
 	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	if s, ok := ws.open[id]; ok {
-		return s.rt, nil
+	s, ok := ws.open[id]
+	if !ok {
+		s = &workerSession{ready: make(chan struct{})}
+		ws.open[id] = s
 	}
+	ws.mu.Unlock()
+	if !ok {
+		s.r, s.rt, s.err = ws.openSession(id)
+		if s.err != nil {
+			ws.mu.Lock()
+			delete(ws.open, id) // the next activity tries again
+			ws.mu.Unlock()
+		}
+		close(s.ready)
+	}
+	select {
+	case <-s.ready:
+		return s.rt, s.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (ws *workerSessions) openSession(id string) (*runner.Runner, *engine.Runtime, error) {
 	// The session's plugins outlive one activity: they are started with a
 	// context of their own and stopped when the session ends.
 	ctx := context.Background()
 	store, err := session.Open(ws.storePath)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	info, err := store.Session(ctx, id)
 	var events []session.Event
@@ -296,24 +339,24 @@ func (ws *workerSessions) Runtime(_ context.Context, id string) (*engine.Runtime
 	}
 	_ = store.Close()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if info.ConfigPath == "" {
-		return nil, fmt.Errorf("session %s recorded no configuration file", id)
+		return nil, nil, fmt.Errorf("session %s recorded no configuration file", id)
 	}
 	cfg, err := ws.c.loadConfig(info.ConfigPath, false)
 	if err != nil {
-		return nil, fmt.Errorf("configuration %s of session %s: %w", info.ConfigPath, id, err)
+		return nil, nil, fmt.Errorf("configuration %s of session %s: %w", info.ConfigPath, id, err)
 	}
 	r, err := runner.Open(ctx, runner.Options{Config: cfg, Agent: info.Agent, StorePath: ws.storePath, StateDir: ws.c.locator.StateFolder(),
 		Builtins: builtinCatalog(), Logger: ws.c.logger, LeaseOwner: leaseOwner(ws.queue)})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ex, err := r.Executor(ctx, id)
 	if err != nil {
 		_ = r.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if rebuilt, err := agent.Rebuild(events); err == nil {
 		ex.CountPrior(rebuilt.Calls...) // the repeated-call guard counts from the session's start
@@ -339,16 +382,21 @@ func (ws *workerSessions) Runtime(_ context.Context, id string) (*engine.Runtime
 	if comp := lc.Compactor; comp != nil && comp.Model != nil {
 		rt.SummarizerModel, rt.Summarizer = comp.Model, comp.Bindings
 	}
-	ws.open[id] = &workerSession{r: r, rt: rt}
-	return rt, nil
+	return r, rt, nil
 }
 
 func (ws *workerSessions) closeAll() {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	for id, s := range ws.open {
-		_ = s.r.Close()
-		delete(ws.open, id)
+		select {
+		case <-s.ready:
+			if s.r != nil {
+				_ = s.r.Close()
+			}
+			delete(ws.open, id)
+		default: // still opening: its activity was stopped with the worker
+		}
 	}
 }
 

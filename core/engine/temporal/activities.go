@@ -21,11 +21,22 @@ import (
 // Activities run a session's side effects on a worker.
 type Activities struct {
 	Sessions Sessions
+	// Queue is this worker's own task queue, served by RegisterActivities
+	// on it: a session placed here (Place) has its activities sent there.
+	// "": the sessions' activities go to the shared queue.
+	Queue string
 }
 
 // Register registers the workflow and the activities with w.
 func Register(w worker.Registry, a *Activities) {
 	w.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: WorkflowName})
+	w.RegisterActivityWithOptions(a.Place, activity.RegisterOptions{Name: ActivityPlace})
+	RegisterActivities(w, a)
+}
+
+// RegisterActivities registers the activities of a session with w (the
+// worker of a.Queue).
+func RegisterActivities(w worker.Registry, a *Activities) {
 	w.RegisterActivityWithOptions(a.Definitions, activity.RegisterOptions{Name: ActivityDefinitions})
 	w.RegisterActivityWithOptions(a.Model, activity.RegisterOptions{Name: ActivityModel})
 	w.RegisterActivityWithOptions(a.Tool, activity.RegisterOptions{Name: ActivityTool})
@@ -78,8 +89,13 @@ func (a *Activities) runtime(ctx context.Context, id string, events []Event) (*R
 	return rt, nil
 }
 
+// Place places a session on this worker: it returns the task queue its
+// activities go to.
+func (a *Activities) Place(context.Context) (string, error) { return a.Queue, nil }
+
 // Definitions returns the schemas of the session's tools.
 func (a *Activities) Definitions(ctx context.Context, id string) ([]sdk.ToolDefinition, error) {
+	defer heartbeat(ctx)() // the session's plugins may start now
 	rt, err := a.runtime(ctx, id, nil)
 	if err != nil {
 		return nil, err
@@ -89,11 +105,11 @@ func (a *Activities) Definitions(ctx context.Context, id string) ([]sdk.ToolDefi
 
 // Model sends one model request, its deltas recorded as they arrive.
 func (a *Activities) Model(ctx context.Context, in ModelInput) (ModelOutput, error) {
+	defer heartbeat(ctx)() // from the start: the session's plugins may start first
 	rt, err := a.runtime(ctx, in.Session, in.Events)
 	if err != nil {
 		return ModelOutput{}, err
 	}
-	defer heartbeat(ctx)()
 	model, bs := rt.Model, rt.Bindings
 	obs := &chunks{ctx: ctx, rec: rt.Recorder, budget: in.Budget}
 	defer obs.stop()
@@ -126,11 +142,11 @@ func (a *Activities) Model(ctx context.Context, in ModelInput) (ModelOutput, err
 
 // Tool runs one tool call through the session's executor.
 func (a *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error) {
+	defer heartbeat(ctx)()
 	rt, err := a.runtime(ctx, in.Session, in.Events)
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	defer heartbeat(ctx)()
 	o := rt.Tools.Run(ctx, in.Call)
 	// The presentation went into tool.result with the executor; the loop
 	// does not read it, and an interface does not decode from the history.
@@ -144,16 +160,17 @@ func (a *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 
 // Decide runs or denies a pending action.
 func (a *Activities) Decide(ctx context.Context, in DecideInput) (tools.ResultEvent, error) {
+	defer heartbeat(ctx)()
 	rt, err := a.runtime(ctx, in.Session, in.Events)
 	if err != nil {
 		return tools.ResultEvent{}, err
 	}
-	defer heartbeat(ctx)()
 	return rt.Decide(ctx, in.Decision)
 }
 
 // Record commits buffered events and, at the end, ends the session.
 func (a *Activities) Record(ctx context.Context, in RecordInput) error {
+	defer heartbeat(ctx)()
 	rt, err := a.runtime(ctx, in.Session, in.Events)
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ const (
 	ActivityTool        = "harness.Tool"
 	ActivityDecide      = "harness.Decide"
 	ActivityRecord      = "harness.Record"
+	ActivityPlace       = "harness.Place"
 	// SignalDecision carries a person's Decision on a pending action.
 	SignalDecision = "harness.decision"
 )

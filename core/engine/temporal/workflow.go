@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -35,7 +36,7 @@ func Workflow(ctx workflow.Context, in Input) (Result, error) {
 	})
 
 	var defs []sdk.ToolDefinition
-	if err := workflow.ExecuteActivity(w.short(), ActivityDefinitions, in.Session).Get(ctx, &defs); err != nil {
+	if err := w.execute(w.short(), ActivityDefinitions, in.Session, &defs); err != nil {
 		return Result{}, err
 	}
 	cfg := agent.Config{
@@ -73,7 +74,7 @@ func Workflow(ctx workflow.Context, in Input) (Result, error) {
 				return Result{}, err
 			}
 			var res tools.ResultEvent
-			if err := workflow.ExecuteActivity(w.toolOptions(false), ActivityDecide, DecideInput{Session: in.Session, Events: w.take(), Decision: d}).Get(ctx, &res); err != nil {
+			if err := w.execute(w.toolOptions(false), ActivityDecide, DecideInput{Session: in.Session, Events: w.take(), Decision: d}, &res); err != nil {
 				// The decision could not be applied (the action was decided
 				// elsewhere, or its worker was lost): the model hears of it.
 				res = tools.ResultEvent{ActionID: p.id, Content: "the decision could not be applied: " + err.Error(),
@@ -84,7 +85,7 @@ func Workflow(ctx workflow.Context, in Input) (Result, error) {
 		}
 	}
 	res := Result{Status: out.Status, Limit: out.Limit, Err: out.Err, Text: out.Text, Totals: loop.Totals()}
-	if err := workflow.ExecuteActivity(w.short(), ActivityRecord, RecordInput{Session: in.Session, Events: w.take(), End: &res}).Get(ctx, nil); err != nil {
+	if err := w.execute(w.short(), ActivityRecord, RecordInput{Session: in.Session, Events: w.take(), End: &res}, nil); err != nil {
 		return res, err
 	}
 	return res, nil
@@ -107,6 +108,11 @@ type wf struct {
 	tools     *wfTools
 	loop      *agent.Loop
 	decisions map[string]Decision
+	// queue is the task queue of the worker the session is placed on
+	// (its activities run there, with its plugins started once); placed
+	// is false before the first activity and after that worker was lost.
+	queue  string
+	placed bool
 }
 
 // Record buffers an event for the next activity to commit.
@@ -135,9 +141,56 @@ func (w *wf) take() []Event {
 func (w *wf) short() workflow.Context {
 	return workflow.WithActivityOptions(w.ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
+		HeartbeatTimeout:    w.timeouts.Heartbeat,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
 	})
 }
+
+// execute runs activity name (with the options of ctx) on the worker the
+// session is placed on, placing it first on whichever worker of the queue
+// answers. The session's activities so go to one worker, which starts its
+// plugins once. When that worker is gone (an activity waited a heartbeat
+// for it in vain) the session is placed again and an activity that never
+// started there runs on the new worker; one that started and was lost
+// fails as before (the callers decide what may run again).
+func (w *wf) execute(ctx workflow.Context, name string, in, out any) error {
+	for moved := 0; ; moved++ {
+		if !w.placed {
+			var q string
+			if err := workflow.ExecuteActivity(w.short(), ActivityPlace).Get(w.ctx, &q); err != nil {
+				return err
+			}
+			w.queue, w.placed = q, true
+		}
+		actx := ctx
+		if w.queue != "" {
+			o := workflow.GetActivityOptions(ctx)
+			o.TaskQueue, o.ScheduleToStartTimeout = w.queue, w.timeouts.Heartbeat
+			actx = workflow.WithActivityOptions(ctx, o)
+		}
+		err := workflow.ExecuteActivity(actx, name, in).Get(w.ctx, out)
+		if err == nil || w.queue == "" {
+			return err
+		}
+		var te *temporal.TimeoutError
+		if !errors.As(err, &te) {
+			return err
+		}
+		switch te.TimeoutType() {
+		case enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
+			w.placed = false
+			if moved < maxMoves {
+				continue // it never started: run it on another worker
+			}
+		case enumspb.TIMEOUT_TYPE_HEARTBEAT:
+			w.placed = false
+		}
+		return err
+	}
+}
+
+// maxMoves bounds how often one activity is moved to another worker.
+const maxMoves = 5
 
 func (w *wf) toolOptions(readOnly bool) workflow.Context {
 	attempts := int32(1) // a writing call is never run twice
@@ -198,7 +251,7 @@ func (m *wfModel) Complete(_ context.Context, req llm.Request, obs llm.Observer)
 		Messages: req.Messages, Tools: req.Tools, PromptTokensEst: req.PromptTokensEst,
 		Budget: w.loop.Budget(), Limit: req.Limit != nil}
 	var out ModelOutput
-	if err := workflow.ExecuteActivity(actx, ActivityModel, in).Get(w.ctx, &out); err != nil {
+	if err := w.execute(actx, ActivityModel, in, &out); err != nil {
 		return llm.AssistantMessage{}, llm.Binding{}, &sdk.Error{Kind: sdk.KindProviderUnavailable, Message: "model request failed on the worker: " + err.Error()}
 	}
 	for i, u := range out.Usages {
@@ -237,7 +290,7 @@ func (t *wfTools) Run(_ context.Context, call sdk.Call) tools.Outcome {
 	w := t.w
 	readOnly := slices.Contains(w.in.ReadOnly, call.Tool)
 	var out ToolOutput
-	err := workflow.ExecuteActivity(w.toolOptions(readOnly), ActivityTool, ToolInput{Session: w.in.Session, Events: w.take(), Call: call}).Get(w.ctx, &out)
+	err := w.execute(w.toolOptions(readOnly), ActivityTool, ToolInput{Session: w.in.Session, Events: w.take(), Call: call}, &out)
 	if err != nil {
 		// The call was lost with its worker (or failed every attempt):
 		// the model is told, and a writing call is not run again.

@@ -11,7 +11,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/harness-agent/harness/core/agent"
@@ -407,5 +410,35 @@ func TestWorkflowStopsAStreamingResponseAtTheBudget(t *testing.T) {
 				t.Errorf("no assistant.chunk recorded before the cut: %v", f.mem.events)
 			}
 		})
+	}
+}
+
+// A session's activities go to the worker it was placed on; when that
+// worker is gone (an activity waited for it in vain), the session is
+// placed on another and the activity, which never started, runs there.
+func TestWorkflowMovesToAnotherWorker(t *testing.T) {
+	f := newFixture(t, nil, ran)
+	places := 0
+	f.env.OnActivity(ActivityPlace, mock.Anything).Return(func(context.Context) (string, error) {
+		places++
+		return fmt.Sprintf("worker-%d", places), nil
+	})
+	var queues []string
+	f.env.OnActivity(ActivityModel, mock.Anything, mock.Anything).Return(func(ctx context.Context, in ModelInput) (ModelOutput, error) {
+		queues = append(queues, activity.GetInfo(ctx).TaskQueue)
+		if len(queues) == 1 {
+			return ModelOutput{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START, nil)
+		}
+		return ModelOutput{Message: answer("done"), Binding: llm.Binding{Name: "fake"}}, nil
+	})
+	res := f.run(t, Input{})
+	if res.Status != agent.StatusCompleted || res.Text != "done" {
+		t.Fatalf("result = %+v, want completed with \"done\"", res)
+	}
+	if got := strings.Join(queues, " "); got != "worker-1 worker-2" || places != 2 {
+		t.Errorf("model requests ran on %q after %d placements, want worker-1 (gone) then worker-2", got, places)
+	}
+	if f.mem.ended == nil {
+		t.Error("the session was not ended on its new worker")
 	}
 }
