@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"fmt"
+
 	anthropic "github.com/harness-agent/harness/plugins/provider-anthropic"
 	deepseek "github.com/harness-agent/harness/plugins/provider-deepseek"
 	script "github.com/harness-agent/harness/plugins/provider-script"
@@ -21,7 +24,10 @@ type builtin struct {
 	// list of what the built-in offers comes from it, not from a list kept
 	// by hand.
 	tools func() *sdk.ToolSet
-	serve func()
+	// provider is a provider plugin, asked in this process for the schema
+	// of its settings (what its Describe reports).
+	provider func() sdk.Provider
+	serve    func()
 }
 
 // builtins is the composition root's list of built-in plugins. The core
@@ -46,9 +52,32 @@ func toolBuiltin(name string, newPlugin func() *sdk.ToolSet) builtin {
 
 func providerBuiltin(name string, newPlugin func() sdk.Provider) builtin {
 	return builtin{
-		Builtin: catalog.Builtin{Name: name, Kind: sdk.PluginProvider},
-		serve:   func() { sdk.ServeProvider(newPlugin()) },
+		Builtin:  catalog.Builtin{Name: name, Kind: sdk.PluginProvider},
+		provider: newPlugin,
+		serve:    func() { sdk.ServeProvider(newPlugin()) },
 	}
+}
+
+// builtinProviderSchema returns the settings schema of a built-in provider
+// plugin, for config.LoadWith: a provider block on a built-in is decoded
+// against what the plugin reports, without starting its process.
+func builtinProviderSchema(name string) ([]byte, bool) {
+	for _, b := range builtins {
+		if b.Name != name || b.provider == nil {
+			continue
+		}
+		d, ok := b.provider().(sdk.ProviderDescriber)
+		if !ok {
+			return nil, true // no schema: any settings
+		}
+		s, err := d.SettingsSchema(context.Background())
+		if err != nil {
+			// A built-in's schema is a constant; a failure is a bug of the build.
+			panic(fmt.Sprintf("built-in provider %s: settings schema: %v", name, err))
+		}
+		return s, true
+	}
+	return nil, false
 }
 
 // builtinCatalog is what the catalog knows of the built-ins: each tool

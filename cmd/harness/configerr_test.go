@@ -11,7 +11,8 @@ import (
 // exit 2) and creates no session.
 func TestRunReportsConfigurationProblemsLikeValidate(t *testing.T) {
 	t.Parallel()
-	keyed := strings.Replace(sleeperConfig, "  plugin = \"provider-script\"\n", "  plugin = \"provider-script\"\n  api_key = env(\"HARNESS_TEST_MISSING_KEY\")\n", 1)
+	keyed := strings.Replace(sleeperConfig, "  plugin = \"provider-script\"\n  script = \"turns.hcl\"\n",
+		"  plugin = \"provider-deepseek\"\n  api_key = env(\"HARNESS_TEST_MISSING_KEY\")\n", 1)
 	for _, tt := range []struct {
 		name, config, want string
 	}{

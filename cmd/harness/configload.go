@@ -27,7 +27,7 @@ func (c *cli) loadConfig(path string, asJSON bool) (*config.Config, error) {
 // loadConfigWarnings is loadConfig for a caller that reports the warnings
 // itself.
 func (c *cli) loadConfigWarnings(path string, asJSON bool) (*config.Config, hcl.Diagnostics, error) {
-	cfg, diags := config.Load(path)
+	cfg, diags := config.LoadWith(path, config.Options{ProviderSchemas: builtinProviderSchema})
 	if diags.HasErrors() {
 		var files map[string]*hcl.File
 		if cfg != nil {

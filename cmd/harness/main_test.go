@@ -3,6 +3,7 @@ package main_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -185,6 +186,57 @@ func TestValidateReportsEveryErrorWithPosition(t *testing.T) {
 	}
 	if !lines[2] || !lines[10] {
 		t.Errorf("want errors on lines 2 and 10, got %+v", diags)
+	}
+}
+
+// TestValidateBuiltinProviderSettings: a built-in provider's block is
+// checked against the schema the plugin reports, with no process started:
+// a wrong type and an unknown attribute are diagnostics at their
+// file:line:col with the source line, as for a third-party plugin.
+func TestValidateBuiltinProviderSettings(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "agent.hcl"), `provider "deepseek" {
+  api_key      = env("DEEPSEEK_API_KEY")
+  require_done = "sometimes"
+  colour       = "blue"
+}
+
+model "m" {
+  provider = "deepseek"
+  id       = "deepseek-chat"
+}
+
+agent "a" {
+  model = "m"
+}
+`)
+	r := harness(t, dir, []string{"DEEPSEEK_API_KEY=sk-test"}, "validate", "agent.hcl")
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"Incorrect attribute value type", "agent.hcl:3:18", `require_done = "sometimes"`,
+		"Unsupported argument", "agent.hcl:4:3", `colour       = "blue"`, `provider "deepseek" (plugin "provider-deepseek")`,
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, r.stderr)
+		}
+	}
+	r = harness(t, dir, []string{"DEEPSEEK_API_KEY=sk-test"}, "validate", "--json", "agent.hcl")
+	var diags []struct {
+		Summary string
+		Range   struct{ Start struct{ Line, Column int } }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &diags); err != nil {
+		t.Fatalf("--json output is not a JSON array: %v\n%s", err, r.stdout)
+	}
+	got := map[string]bool{}
+	for _, d := range diags {
+		got[fmt.Sprintf("%s %d:%d", d.Summary, d.Range.Start.Line, d.Range.Start.Column)] = true
+	}
+	if !got["Incorrect attribute value type 3:18"] || !got["Unsupported argument 4:3"] || len(diags) != 2 {
+		t.Errorf("--json diagnostics %+v, want the two at 3:18 and 4:3", diags)
 	}
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -65,28 +66,24 @@ type Config struct {
 
 // Provider is a provider block: how to reach an LLM endpoint through a provider plugin.
 type Provider struct {
-	Name    string
-	Plugin  string // built-in plugin name or a plugin block's name; default DefaultProviderPlugin
-	APIKey  string
-	BaseURL string
-	// TimeoutFirstToken and TimeoutIdle count data events only; default 120s and 60s.
-	TimeoutFirstToken time.Duration
-	TimeoutIdle       time.Duration
-	Headers           map[string]string
-	RequireDone       bool // default true: EOF before [DONE] is truncation
-	// MaxEventBytes caps one SSE line or event; 0 = the plugin's default
-	// (16 MiB).
-	MaxEventBytes int64
-	// Script is the absolute path of the script file of the offline scripted
-	// provider (plugin "provider-script"); other providers ignore it.
-	Script string
-	// ChunkSize and DelayMS shape the scripted provider's stream: bytes per
-	// delta (0 = the plugin's default) and a pause between chunks.
-	ChunkSize, DelayMS int
+	Name   string
+	Plugin string // built-in plugin name or a plugin block's name; default DefaultProviderPlugin
+	// APIKey is the api_key attribute, read by the host for what it owns:
+	// the missing-key check (CheckAPIKeys), the warning about a key written
+	// out, and redaction. The plugin gets it among its settings.
+	APIKey string
+	// Config is what a built-in provider's Configure gets: the block's
+	// settings (every attribute but "plugin") decoded at Load against the
+	// schema the built-in reports (Options.ProviderSchemas), as JSON. It
+	// holds the provider's secrets: never log it. nil for a third-party
+	// provider, and when Load did not know the built-in.
+	Config json.RawMessage
+	// Secrets are the values of Config's settings that the schema marks
+	// secret (SecretSettings).
+	Secrets []string
 	// Settings is the block's body when Plugin names a plugin block: a
-	// third-party provider owns its settings, decoded with
-	// DecodeProviderSettings against the schema it reports; the fields
-	// above stay at their defaults then. nil for a built-in provider.
+	// third-party provider owns its settings, decoded with DecodeSettings
+	// against the schema its process reports. nil for a built-in provider.
 	Settings hcl.Body
 
 	DeclRange   hcl.Range

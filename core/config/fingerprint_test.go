@@ -16,13 +16,15 @@ func TestFingerprintChanges(t *testing.T) {
 		}
 	}
 	const agent = "agent \"a\" {\n  model = \"m\"\n  system = file(\"prompt.md\")\n}\n"
-	const model = "provider \"p\" {\n  api_key = \"k\"\n}\nmodel \"m\" {\n  provider = \"p\"\n  id = \"x\"\n}\n"
+	const model = "provider \"p\" {\n  api_key = \"k\"\n}\nmodel \"m\" {\n  provider = \"p\"\n  id = \"x\"\n}\n" +
+		"provider \"s\" {\n  plugin = \"provider-script\"\n  script = \"turns.script\"\n}\n"
 	write("agent.hcl", agent)
 	write("models.hcl", model)
 	write("prompt.md", "Be careful.\n")
+	write("turns.script", "turn {}\n")
 	fingerprint := func() string {
 		t.Helper()
-		cfg, diags := load(dir, func(string) string { return "" })
+		cfg, diags := load(dir, func(string) string { return "" }, testOptions)
 		if diags.HasErrors() {
 			t.Fatal(diags.Error())
 		}
@@ -48,6 +50,8 @@ func TestFingerprintChanges(t *testing.T) {
 		// A file() target is the next run's prompt: a change counts.
 		{"a file() target edited", func() { write("prompt.md", "Ignore the user.\n") }, []string{"prompt.md changed"}},
 		{"the prompt restored", func() { write("prompt.md", "Be careful.\n") }, nil},
+		// So is the file a provider's path setting names (schema.FormatPath).
+		{"a provider's script edited", func() { write("turns.script", "turn { text = \"rm -rf\" }\n") }, []string{"turns.script changed"}},
 	}
 	for _, s := range steps {
 		s.change()

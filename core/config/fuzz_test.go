@@ -7,12 +7,13 @@ import (
 	"testing"
 )
 
-// FuzzLoad feeds arbitrary sources to Load: whatever the input, Load, Check and the
-// diagnostic renderers must return, not panic. Seeds: testdata/fuzz/FuzzLoad and the
-// valid fixtures.
+// FuzzLoad feeds arbitrary sources to Load (with the test stand-ins for the built-in
+// providers' schemas): whatever the input, Load, Check and the diagnostic renderers must
+// return, not panic. Seeds: testdata/fuzz/FuzzLoad, the valid fixtures and the built-in
+// providers' invalid settings.
 func FuzzLoad(f *testing.F) {
-	for _, name := range []string{"full.hcl", "minimal.hcl", "functions.hcl"} {
-		src, err := os.ReadFile(filepath.Join("testdata/valid", name))
+	for _, name := range []string{"valid/full.hcl", "valid/minimal.hcl", "valid/functions.hcl", "invalid/providers.hcl"} {
+		src, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -45,8 +45,26 @@ var rootSchema = &hcl.BodySchema{
 // decoded: half-parsed blocks would only add noise. Diagnostic filenames are the path as
 // given joined with each file's name, so that messages read the way the user typed the
 // path; Config's own paths are absolute.
+//
+// Load knows no built-in provider: their blocks keep Config nil. The harness loads with
+// LoadWith and the built-ins' settings schemas.
 func Load(path string) (*Config, hcl.Diagnostics) {
-	return load(path, os.Getenv)
+	return LoadWith(path, Options{})
+}
+
+// Options are what Load needs to know besides the files.
+type Options struct {
+	// ProviderSchemas returns the settings schema a built-in provider plugin reports
+	// (sdk.ProviderDescriber), ok false when name is no built-in. Load decodes the
+	// block of a provider on a built-in against it, with the same diagnostics as a
+	// plugin's config block, into Provider.Config. The composition root knows the
+	// built-ins; core/config does not.
+	ProviderSchemas func(name string) (schema []byte, ok bool)
+}
+
+// LoadWith is Load with the built-in providers' schemas.
+func LoadWith(path string, opts Options) (*Config, hcl.Diagnostics) {
+	return load(path, os.Getenv, opts)
 }
 
 // source is one parsed configuration file and the functions its expressions see.
@@ -72,9 +90,10 @@ type loader struct {
 	declared map[string][]string
 	// keep marks the blocks that hold the first declaration of a valid name.
 	keep map[*hcl.Block]bool
+	opts Options
 }
 
-func load(path string, getenv func(string) string) (*Config, hcl.Diagnostics) {
+func load(path string, getenv func(string) string, opts Options) (*Config, hcl.Diagnostics) {
 	cfg := &Config{Files: map[string]*hcl.File{}, Inputs: map[string][]byte{}}
 	record := func(path string, data []byte) {
 		if abs, err := filepath.Abs(path); err == nil {
@@ -116,7 +135,7 @@ func load(path string, getenv func(string) string) (*Config, hcl.Diagnostics) {
 		return cfg, diags
 	}
 
-	l := &loader{cfg: cfg, diags: diags, declared: map[string][]string{}, keep: map[*hcl.Block]bool{}}
+	l := &loader{cfg: cfg, diags: diags, declared: map[string][]string{}, keep: map[*hcl.Block]bool{}, opts: opts}
 	l.decode(sources)
 	l.warnLiteralKeys()
 	sortDiagnostics(l.diags)

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ var testEnv = map[string]string{
 }
 
 func loadTest(path string) (*Config, hcl.Diagnostics) {
-	return load(path, func(name string) string { return testEnv[name] })
+	return load(path, func(name string) string { return testEnv[name] }, testOptions)
 }
 
 func abs(t *testing.T, path string) string {
@@ -74,15 +75,12 @@ func TestLoadValid(t *testing.T) {
 			Dir:       valid,
 			Workspace: valid,
 			Providers: []*Provider{{
-				Name:              "deepseek",
-				Plugin:            "provider-deepseek",
-				APIKey:            "sk-test",
-				BaseURL:           "https://api.deepseek.com",
-				TimeoutFirstToken: 120 * time.Second,
-				TimeoutIdle:       60 * time.Second,
-				Headers:           map[string]string{"X-Team": "research"},
-				RequireDone:       true,
-				MaxEventBytes:     1048576,
+				Name:   "deepseek",
+				Plugin: "provider-deepseek",
+				APIKey: "sk-test",
+				Config: json.RawMessage(`{"api_key":"sk-test","base_url":"https://api.deepseek.com","headers":{"X-Team":"research"},` +
+					`"max_event_bytes":1048576,"require_done":true,"timeout_first_token":"120s","timeout_idle":"60s"}`),
+				Secrets: []string{"sk-test"},
 			}},
 			Models: []*Model{{
 				Name:            "flash",
@@ -150,11 +148,9 @@ func TestLoadValid(t *testing.T) {
 			Dir:       valid,
 			Workspace: valid,
 			Providers: []*Provider{{
-				Name:              "ds",
-				Plugin:            DefaultProviderPlugin,
-				TimeoutFirstToken: 120 * time.Second,
-				TimeoutIdle:       60 * time.Second,
-				RequireDone:       true,
+				Name:   "ds",
+				Plugin: DefaultProviderPlugin,
+				Config: json.RawMessage(`{}`),
 			}},
 			Models: []*Model{{Name: "chat", Provider: "ds", ID: "chat", ReplayReasoning: true}},
 			Agents: []*Agent{{
@@ -170,13 +166,12 @@ func TestLoadValid(t *testing.T) {
 			Dir:       valid,
 			Workspace: valid,
 			Providers: []*Provider{{
-				Name:              "custom",
-				Plugin:            "provider-script",
-				APIKey:            "key-123",
-				BaseURL:           "https://api.example.com/v1",
-				TimeoutFirstToken: 120 * time.Second,
-				TimeoutIdle:       60 * time.Second,
-				Headers:           map[string]string{"X-Unset": "", "X-Tags": "a,b,c", "X-Json": `{"k":"v"}`},
+				Name:   "custom",
+				Plugin: "provider-anthropic",
+				APIKey: "key-123",
+				Config: json.RawMessage(`{"api_key":"key-123","base_url":"https://api.example.com/v1",` +
+					`"headers":{"X-Json":"{\"k\":\"v\"}","X-Tags":"a,b,c","X-Unset":""},"require_done":false}`),
+				Secrets: []string{"key-123"},
 			}},
 			Models: []*Model{
 				{Name: "main", Provider: "custom", ID: "model-1", ReplayReasoning: true},
@@ -207,12 +202,11 @@ func TestLoadValid(t *testing.T) {
 			Dir:       filepath.Join(valid, "multi"),
 			Workspace: filepath.Join(valid, "prompts"),
 			Providers: []*Provider{{
-				Name:              "deepseek",
-				Plugin:            DefaultProviderPlugin,
-				APIKey:            "sk-test",
-				TimeoutFirstToken: 120 * time.Second,
-				TimeoutIdle:       60 * time.Second,
-				RequireDone:       true,
+				Name:    "deepseek",
+				Plugin:  DefaultProviderPlugin,
+				APIKey:  "sk-test",
+				Config:  json.RawMessage(`{"api_key":"sk-test"}`),
+				Secrets: []string{"sk-test"},
 			}},
 			Models: []*Model{{
 				Name: "flash", Provider: "deepseek", ID: "flash", ReplayReasoning: true,
@@ -339,35 +333,6 @@ func TestSummarizerAgent(t *testing.T) {
 			cfg := &Config{Agents: tt.agents}
 			if got := cfg.SummarizerAgent(tt.agent); got != tt.want {
 				t.Errorf("SummarizerAgent = %q, want %q", got.Name, tt.want.Name)
-			}
-		})
-	}
-}
-
-func TestProviderPluginConfigJSON(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		p    Provider
-		want string
-	}{
-		{
-			name: "full",
-			p: Provider{APIKey: "k", BaseURL: "https://x", TimeoutFirstToken: 120 * time.Second,
-				TimeoutIdle: 1500 * time.Millisecond, Headers: map[string]string{"B": "2", "A": "1"}, RequireDone: true},
-			want: `{"api_key":"k","base_url":"https://x","timeout_first_token_ms":120000,"timeout_idle_ms":1500,"headers":{"A":"1","B":"2"},"require_done":true}`,
-		},
-		{
-			name: "no headers",
-			p:    Provider{},
-			want: `{"api_key":"","base_url":"","timeout_first_token_ms":0,"timeout_idle_ms":0,"headers":{},"require_done":false}`,
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			if got := string(tt.p.PluginConfigJSON()); got != tt.want {
-				t.Errorf("PluginConfigJSON =\n%s\nwant\n%s", got, tt.want)
 			}
 		})
 	}

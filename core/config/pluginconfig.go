@@ -29,6 +29,9 @@ type configSchema struct {
 	Properties           map[string]*configSchema `json:"properties"`
 	Items                json.RawMessage          `json:"items"`
 	AdditionalProperties json.RawMessage          `json:"additionalProperties"`
+	// Format is one of the formats the host checks (schema.FormatPath…);
+	// others are left to the validator, which treats them as annotations.
+	Format string `json:"format"`
 }
 
 // typeName returns the schema's type, ignoring "null"; "" when it has none or several.
@@ -59,6 +62,16 @@ func (s *configSchema) items() *configSchema {
 	return &it
 }
 
+// extra is the schema of the properties an object does not declare, when
+// additionalProperties is a schema (schema.StringMap); nil otherwise.
+func (s *configSchema) extra() *configSchema {
+	var ex configSchema
+	if s == nil || len(s.AdditionalProperties) == 0 || json.Unmarshal(s.AdditionalProperties, &ex) != nil {
+		return nil
+	}
+	return &ex
+}
+
 // allowsExtra reports whether properties that are not declared are accepted: only when
 // additionalProperties says so, so that a typo in a config block is an error.
 func (s *configSchema) allowsExtra() bool {
@@ -77,8 +90,23 @@ func (s *configSchema) allowsExtra() bool {
 // are converted to the property's type the way HCL converts (5 → "5" for a string), unknown
 // attributes are errors, and the result is validated against the whole schema (required,
 // enum, bounds…). A nil body decodes as an empty block. Expressions may call the functions
-// of configuration files, file() relative to the file the block is in.
+// of configuration files, file() relative to the file the block is in. Strings of the
+// formats the host knows (schema.FormatPath, FormatDuration, FormatHTTPURL) are checked,
+// and paths resolved against that file's directory.
 func DecodePluginConfig(body hcl.Body, schemaJSON []byte) (json.RawMessage, hcl.Diagnostics) {
+	return decodeConfig(body, schemaJSON, pluginConfigEnv(body))
+}
+
+// decodeEnv is what decoding a block needs besides its body and schema.
+type decodeEnv struct {
+	ctx *hcl.EvalContext
+	dir string // absolute directory of the file the block is in: where relative paths start
+	// record receives each file a path setting names (nil: none is kept),
+	// so that the configuration's fingerprint covers it.
+	record func(path string, data []byte)
+}
+
+func decodeConfig(body hcl.Body, schemaJSON []byte, env decodeEnv) (json.RawMessage, hcl.Diagnostics) {
 	var blockRange *hcl.Range
 	if body != nil {
 		blockRange = body.MissingItemRange().Ptr()
@@ -98,7 +126,6 @@ func DecodePluginConfig(body hcl.Body, schemaJSON []byte) (json.RawMessage, hcl.
 	if body != nil {
 		attributes, diags = body.JustAttributes()
 	}
-	ctx := pluginConfigContext(body)
 	obj := map[string]any{}
 	// failed holds the attributes already reported, so that validation does not report
 	// them again as missing or invalid.
@@ -117,18 +144,23 @@ func DecodePluginConfig(body hcl.Body, schemaJSON []byte) (json.RawMessage, hcl.
 			})
 			continue
 		}
-		v, d := attr.Expr.Value(ctx)
+		v, d := attr.Expr.Value(env.ctx)
 		renameFileErrors(d)
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			continue
 		}
-		jv, err := conform(v, prop, name)
+		jv, err := conform(v, prop, name, env)
 		if err != nil {
+			summary, detail := "Incorrect attribute value type", err.Error()+"."
+			var fe *formatError
+			if errors.As(err, &fe) {
+				summary, detail = fe.summary, fe.detail
+			}
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
-				Summary:  "Incorrect attribute value type",
-				Detail:   err.Error() + ".",
+				Summary:  summary,
+				Detail:   detail,
 				Subject:  attr.Expr.Range().Ptr(),
 			})
 			continue
@@ -176,8 +208,9 @@ func compileConfigSchema(schemaJSON []byte) (*jsonschema.Schema, *configSchema, 
 	return sch, &root, nil
 }
 
-// pluginConfigContext gives a config block the functions of the file it is written in.
-func pluginConfigContext(body hcl.Body) *hcl.EvalContext {
+// pluginConfigEnv gives a config block the functions of the file it is written in and
+// that file's directory for relative paths.
+func pluginConfigEnv(body hcl.Body) decodeEnv {
 	shownDir := "."
 	if body != nil {
 		if f := body.MissingItemRange().Filename; f != "" {
@@ -188,11 +221,11 @@ func pluginConfigContext(body hcl.Body) *hcl.EvalContext {
 	if err != nil {
 		dir = shownDir
 	}
-	return evalContext(dir, shownDir, os.Getenv, nil)
+	return decodeEnv{ctx: evalContext(dir, shownDir, os.Getenv, nil), dir: dir}
 }
 
 // conform converts an HCL value to the JSON value a property's schema asks for.
-func conform(v cty.Value, s *configSchema, path string) (any, error) {
+func conform(v cty.Value, s *configSchema, path string, env decodeEnv) (any, error) {
 	if v.IsNull() {
 		return nil, nil
 	}
@@ -206,7 +239,7 @@ func conform(v cty.Value, s *configSchema, path string) (any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: a string is required, not %s", path, ty.FriendlyName())
 		}
-		return cv.AsString(), nil
+		return checkFormat(cv.AsString(), s.Format, path, env)
 	case "number", "integer":
 		cv, err := convert.Convert(v, cty.Number)
 		if err != nil {
@@ -232,7 +265,7 @@ func conform(v cty.Value, s *configSchema, path string) (any, error) {
 		}
 		out := make([]any, 0, v.LengthInt())
 		for i, e := range v.AsValueSlice() {
-			je, err := conform(e, s.items(), fmt.Sprintf("%s[%d]", path, i))
+			je, err := conform(e, s.items(), fmt.Sprintf("%s[%d]", path, i), env)
 			if err != nil {
 				return nil, err
 			}
@@ -249,7 +282,10 @@ func conform(v cty.Value, s *configSchema, path string) (any, error) {
 			if !known && len(s.Properties) > 0 && !s.allowsExtra() {
 				return nil, fmt.Errorf("%s: unsupported attribute %q%s", path, k, didYouMean(k, sortedKeys(s.Properties)))
 			}
-			je, err := conform(e, prop, path+"."+k)
+			if !known {
+				prop = s.extra()
+			}
+			je, err := conform(e, prop, path+"."+k, env)
 			if err != nil {
 				return nil, err
 			}

@@ -17,12 +17,17 @@ var anySettings = []byte(`{"type":"object","additionalProperties":true}`)
 // plugin (every attribute but "plugin") against the JSON Schema the plugin
 // reports (nil: none, so any attributes pass), with the diagnostics of a
 // plugin's config block, and returns them as the JSON object Configure gets.
-// The result holds the provider's secrets: never log it.
+// Load decodes a built-in provider's the same way (Provider.Config). The
+// result holds the provider's secrets: never log it.
 func (p *Provider) DecodeSettings(schema []byte) (json.RawMessage, hcl.Diagnostics) {
+	return p.decodeSettings(p.Settings, schema, pluginConfigEnv(p.Settings))
+}
+
+func (p *Provider) decodeSettings(settings hcl.Body, schema []byte, env decodeEnv) (json.RawMessage, hcl.Diagnostics) {
 	if schema == nil {
 		schema = anySettings
 	}
-	out, diags := DecodePluginConfig(p.Settings, schema)
+	out, diags := decodeConfig(settings, schema, env)
 	for _, d := range diags {
 		if d.Subject == nil {
 			d.Subject = p.DeclRange.Ptr()

@@ -3,6 +3,7 @@ package config_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,5 +77,54 @@ func TestSecretSettings(t *testing.T) {
 	got := config.SecretSettings(greeterSchema, []byte(`{"reply":"hi","api_key":"sk-1234567890"}`))
 	if len(got) != 1 || got[0] != "sk-1234567890" {
 		t.Fatalf("secrets %v, want the api_key only", got)
+	}
+}
+
+// TestBuiltinProviderSettingsAtLoad: a provider block on a built-in is
+// decoded at Load against the schema the caller knows for it; a path
+// setting arrives absolute and counts as an input of the configuration.
+func TestBuiltinProviderSettingsAtLoad(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	turns := filepath.Join(dir, "turns.script")
+	if err := os.WriteFile(turns, []byte("turn {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := `provider "s" {
+  plugin     = "provider-script"
+  script     = "turns.script"
+  chunk_size = "4"
+  token      = "sk-scripted-secret"
+}
+`
+	path := filepath.Join(dir, "agent.hcl")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scriptSchema := schema.Object(
+		schema.String("script", "file").Path().Required(),
+		schema.Integer("chunk_size", "bytes"),
+		schema.String("token", "a secret").Secret(),
+	).JSON()
+	lookup := func(name string) ([]byte, bool) { return scriptSchema, name == "provider-script" }
+	cfg, diags := config.LoadWith(path, config.Options{ProviderSchemas: lookup})
+	if diags.HasErrors() {
+		t.Fatalf("load: %v", diags)
+	}
+	p := cfg.Provider("s")
+	want := `{"chunk_size":4,"script":` + strconv.Quote(turns) + `,"token":"sk-scripted-secret"}`
+	if string(p.Config) != want || p.Settings != nil {
+		t.Errorf("Config %s (settings %v), want %s and no body left", p.Config, p.Settings, want)
+	}
+	if len(p.Secrets) != 1 || p.Secrets[0] != "sk-scripted-secret" {
+		t.Errorf("secrets %q, want the token", p.Secrets)
+	}
+	if _, ok := cfg.Inputs[turns]; !ok {
+		t.Errorf("the script is not an input of the configuration: %v", cfg.Inputs)
+	}
+	// Without the built-ins' schemas nothing is decoded (or refused).
+	cfg, diags = config.Load(path)
+	if diags.HasErrors() || cfg.Provider("s").Config != nil {
+		t.Errorf("Load without schemas: config %s, %v", cfg.Provider("s").Config, diags)
 	}
 }

@@ -37,7 +37,7 @@ func TestTelemetryBlock(t *testing.T) {
 			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cfg, diags := load(path, func(k string) string { return map[string]string{"OTEL_TOKEN": "tok"}[k] })
+			cfg, diags := load(path, func(k string) string { return map[string]string{"OTEL_TOKEN": "tok"}[k] }, testOptions)
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}

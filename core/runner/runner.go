@@ -359,7 +359,8 @@ func (r *Runner) prepareTools(ctx context.Context) error {
 	return nil
 }
 
-// secrets are the values no tool result may carry: the providers' keys.
+// secrets are the values no tool result may carry: the providers' keys
+// and the settings their schemas mark secret.
 func (r *Runner) secrets() []string {
 	r.providersMu.Lock()
 	out := slices.Clone(r.settingSecrets)
@@ -368,6 +369,7 @@ func (r *Runner) secrets() []string {
 		if p.APIKey != "" {
 			out = append(out, p.APIKey)
 		}
+		out = append(out, p.Secrets...)
 	}
 	return out
 }
@@ -447,7 +449,10 @@ func (r *Runner) providerHandle(ctx context.Context, name string) (*pluginhost.P
 	if err != nil {
 		return nil, err
 	}
-	if err := h.Configure(ctx, p.PluginConfigJSON()); err != nil {
+	if p.Config == nil {
+		return nil, fmt.Errorf("provider %q: the settings of built-in plugin %q were not decoded: load the configuration with config.LoadWith and the built-ins' schemas", name, p.Plugin)
+	}
+	if err := h.Configure(ctx, p.Config); err != nil {
 		return nil, fmt.Errorf("provider %q: %w", name, err)
 	}
 	return h, nil

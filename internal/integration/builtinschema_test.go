@@ -5,19 +5,17 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/harness-agent/harness/core/config"
 	anthropic "github.com/harness-agent/harness/plugins/provider-anthropic"
 	deepseek "github.com/harness-agent/harness/plugins/provider-deepseek"
 	script "github.com/harness-agent/harness/plugins/provider-script"
 	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/schema"
 )
 
 // builtinSchemas are the settings schemas the built-in provider plugins
@@ -52,75 +50,74 @@ func schemaProps(t *testing.T, s []byte) map[string]map[string]any {
 	return v.Properties
 }
 
-// TestBuiltinProviderSchemasMatchHost: the attributes the host accepts in
-// a built-in provider block are exactly "plugin" and those the built-in
-// plugins report, and every api_key is a secret.
-func TestBuiltinProviderSchemasMatchHost(t *testing.T) {
+// builtinLookup is what cmd/harness passes config.LoadWith: the schema
+// each built-in provider reports, asked in this process.
+func builtinLookup(t *testing.T) config.Options {
+	schemas := builtinSchemas(t)
+	return config.Options{ProviderSchemas: func(name string) ([]byte, bool) {
+		s, ok := schemas[name]
+		return s, ok
+	}}
+}
+
+// TestBuiltinProviderSchemas: the built-ins mark what the host must treat
+// specially: every api_key secret, the scripted provider's script a path.
+func TestBuiltinProviderSchemas(t *testing.T) {
 	t.Parallel()
-	reported := []string{"plugin"}
 	for name, s := range builtinSchemas(t) {
-		for prop, body := range schemaProps(t, s) {
-			if !slices.Contains(reported, prop) {
-				reported = append(reported, prop)
-			}
-			if prop == "api_key" && body["writeOnly"] != true {
-				t.Errorf("%s: api_key is not marked secret", name)
+		props := schemaProps(t, s)
+		if key, ok := props["api_key"]; ok && key["writeOnly"] != true {
+			t.Errorf("%s: api_key is not marked secret", name)
+		}
+		for _, d := range []string{"timeout_first_token", "timeout_idle"} {
+			if p, ok := props[d]; ok && p["format"] != schema.FormatDuration {
+				t.Errorf("%s: %s is not a duration: %v", name, d, p)
 			}
 		}
 	}
-	host := config.ProviderAttributes()
-	sort.Strings(reported)
-	sort.Strings(host)
-	if !slices.Equal(reported, host) {
-		t.Errorf("built-in plugins report %v, the host accepts %v", reported, host)
+	if p := schemaProps(t, builtinSchemas(t)["provider-script"])["script"]; p["format"] != schema.FormatPath {
+		t.Errorf("provider-script: script is not a path: %v", p)
 	}
 }
 
-// TestBuiltinProviderSettingsDiagnostics: each built-in's schema accepts
-// the provider blocks of the examples, and a wrong type or an unknown
-// attribute is a diagnostic on its line.
-func TestBuiltinProviderSettingsDiagnostics(t *testing.T) {
+// TestBuiltinProviderSettingsFixtures loads each fixture of
+// testdata/providersettings the way the harness does (config.LoadWith and
+// the built-ins' schemas): the errors are exactly those its
+// "# ERROR: <summary>" markers announce, on those lines. Every example
+// example's provider blocks load without one.
+func TestBuiltinProviderSettingsFixtures(t *testing.T) {
 	t.Parallel()
-	schemas := builtinSchemas(t)
-	for _, tt := range []struct{ plugin, src string }{
-		{"provider-deepseek", `api_key = "sk-x"
-require_done = "sometimes" # ERROR: Incorrect attribute value type
-colour = "blue"            # ERROR: Unsupported argument
-`},
-		{"provider-anthropic", `headers = { x = "y" }
-max_event_bytes = 0        # ERROR: Invalid plugin config value
-script = "turns.txt"       # ERROR: Unsupported argument
-`},
-		{"provider-script", `script = "turns.txt"
-chunk_size = ["a"]         # ERROR: Incorrect attribute value type
-api_key = "sk-x"           # ERROR: Unsupported argument
-`},
-	} {
-		t.Run(tt.plugin, func(t *testing.T) {
+	opts := builtinLookup(t)
+	fixtures, err := filepath.Glob(filepath.Join("testdata", "providersettings", "*.hcl"))
+	if err != nil || len(fixtures) == 0 {
+		t.Fatalf("no fixtures (%v)", err)
+	}
+	for _, path := range fixtures {
+		t.Run(filepath.Base(path), func(t *testing.T) {
 			t.Parallel()
-			f, diags := hclsyntax.ParseConfig([]byte(tt.src), "agent.hcl", hcl.InitialPos)
-			if diags.HasErrors() {
-				t.Fatal(diags)
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
 			}
-			p := &config.Provider{Name: "p", Plugin: tt.plugin, Settings: f.Body}
-			_, diags = p.DecodeSettings(schemas[tt.plugin])
+			_, diags := config.LoadWith(path, opts)
 			want := 0
-			for i, line := range strings.Split(tt.src, "\n") {
+			for i, line := range strings.Split(string(src), "\n") {
 				_, summary, ok := strings.Cut(line, "# ERROR: ")
 				if !ok {
 					continue
 				}
 				want++
 				found := false
-				for _, d := range diags {
+				for _, d := range diags.Errs() {
+					d := d.(*hcl.Diagnostic)
 					found = found || d.Subject != nil && d.Subject.Start.Line == i+1 && d.Summary == summary
 				}
 				if !found {
 					t.Errorf("line %d: no %q diagnostic in %v", i+1, summary, diags)
 				}
 			}
-			if len(diags) != want {
-				t.Errorf("got %d diagnostics, want %d: %v", len(diags), want, diags)
+			if got := len(diags.Errs()); got != want {
+				t.Errorf("got %d errors, want %d: %v", got, want, diags)
 			}
 		})
 	}
@@ -128,42 +125,57 @@ api_key = "sk-x"           # ERROR: Unsupported argument
 	if err != nil || len(examples) == 0 {
 		t.Fatalf("no examples found (%v)", err)
 	}
-	checked := 0
 	for _, path := range examples {
-		src, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		for _, b := range f.Body.(*hclsyntax.Body).Blocks {
-			if b.Type != "provider" {
-				continue
+		// Only the providers' settings: an example's plugin binaries are
+		// built by its own test.
+		_, diags := config.LoadWith(path, opts)
+		for _, d := range diags.Errs() {
+			if d := d.(*hcl.Diagnostic); strings.HasPrefix(d.Detail, "provider ") {
+				t.Errorf("%s: %s: %s", path, d.Summary, d.Detail)
 			}
-			plugin := config.DefaultProviderPlugin
-			if a, ok := b.Body.Attributes["plugin"]; ok {
-				v, _ := a.Expr.Value(nil)
-				plugin = v.AsString()
-			}
-			s, ok := schemas[plugin]
-			if !ok {
-				continue // a third-party plugin block
-			}
-			content, remain, diags := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "plugin"}}})
-			_ = content
-			if diags.HasErrors() {
-				t.Fatal(diags)
-			}
-			p := &config.Provider{Name: b.Labels[0], Plugin: plugin, Settings: remain}
-			if _, diags := p.DecodeSettings(s); len(diags) > 0 {
-				t.Errorf("%s: provider %q: %v", path, b.Labels[0], diags)
-			}
-			checked++
 		}
 	}
-	if checked == 0 {
-		t.Fatal("no example declares a built-in provider")
+}
+
+// TestBuiltinProviderConfigureJSON: what Load decodes from a built-in's
+// block is what the plugin's Configure accepts, and a path setting arrives
+// absolute.
+func TestBuiltinProviderConfigureJSON(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("testdata", "providersettings", "script.hcl")
+	cfg, _ := config.LoadWith(path, builtinLookup(t))
+	p := cfg.Provider("ok")
+	if p == nil || p.Config == nil {
+		t.Fatalf("provider ok: %+v, want its settings decoded", p)
+	}
+	var got script.Config
+	if err := json.Unmarshal(p.Config, &got); err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(filepath.Join("testdata", "providersettings", "turns.script"))
+	if got.Script != abs || got.ChunkSize != 4 {
+		t.Errorf("Configure gets %s, want script %s and chunk_size 4", p.Config, abs)
+	}
+	if err := script.New().Configure(context.Background(), p.Config); err != nil {
+		t.Errorf("provider-script refuses what the host decoded: %v", err)
+	}
+	for name, prov := range map[string]sdk.Provider{"provider-deepseek": deepseek.New(), "provider-anthropic": anthropic.New()} {
+		src := "provider \"p\" {\n  plugin = \"" + name + "\"\n  api_key = \"k\"\n  base_url = \"http://127.0.0.1:1\"\n" +
+			"  timeout_first_token = \"1m30s\"\n  timeout_idle = \"250ms\"\n  headers = { X-Num = 5 }\n  require_done = false\n  max_event_bytes = 4096\n}\n"
+		file := filepath.Join(t.TempDir(), "agent.hcl")
+		if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, diags := config.LoadWith(file, builtinLookup(t))
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", name, diags)
+		}
+		c := cfg.Provider("p").Config
+		if !strings.Contains(string(c), `"X-Num":"5"`) || !strings.Contains(string(c), `"timeout_idle":"250ms"`) {
+			t.Errorf("%s: Configure gets %s", name, c)
+		}
+		if err := prov.Configure(context.Background(), c); err != nil {
+			t.Errorf("%s refuses what the host decoded: %v", name, err)
+		}
 	}
 }

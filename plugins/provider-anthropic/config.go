@@ -12,29 +12,13 @@ import (
 	"github.com/harness-agent/harness/sdk"
 )
 
-// Defaults for the provider block attributes the core leaves unset.
 const (
-	defaultBaseURL           = "https://api.anthropic.com"
-	defaultFirstTokenTimeout = 120 * time.Second
-	defaultIdleTimeout       = 60 * time.Second
+	// defaultBaseURL is where requests go when the block sets no base_url.
+	defaultBaseURL = "https://api.anthropic.com"
 	// apiVersion is the anthropic-version header; a headers entry of the
 	// provider block overrides it.
 	apiVersion = "2023-06-01"
 )
-
-// Settings is the provider block as the core sends it to Configure: the
-// same attribute names as provider-deepseek's. require_done is accepted and
-// ignored: a Messages stream always ends with message_stop.
-type Settings struct {
-	APIKey              string            `json:"api_key"`
-	BaseURL             string            `json:"base_url"`
-	TimeoutFirstTokenMS int64             `json:"timeout_first_token_ms"`
-	TimeoutIdleMS       int64             `json:"timeout_idle_ms"`
-	Headers             map[string]string `json:"headers"`
-	RequireDone         *bool             `json:"require_done"`
-	// MaxEventBytes caps one SSE line or event (default sse.DefaultMaxEventSize).
-	MaxEventBytes int `json:"max_event_bytes"`
-}
 
 // config is one adapter generation's settings, immutable once built.
 type config struct {
@@ -48,38 +32,37 @@ type config struct {
 	maxEvent   int
 }
 
+// parseConfig reads the settings the host decoded against
+// providerkit.HTTPSettingsSchema, the same attributes as provider-deepseek's.
+// require_done is accepted and ignored: a Messages stream always ends with
+// message_stop.
 func parseConfig(raw json.RawMessage) (*config, error) {
-	var w Settings
-	if len(strings.TrimSpace(string(raw))) > 0 {
-		if err := json.Unmarshal(raw, &w); err != nil {
-			return nil, sdk.Errorf(sdk.KindInvalidRequest, "anthropic: provider config is not valid JSON: %v", err)
-		}
-	}
-	base, err := apiBase(w.BaseURL)
+	s, err := providerkit.ParseHTTPSettings("anthropic", raw)
 	if err != nil {
 		return nil, err
 	}
-	if w.TimeoutFirstTokenMS < 0 || w.TimeoutIdleMS < 0 || w.MaxEventBytes < 0 {
-		return nil, sdk.Errorf(sdk.KindInvalidRequest, "anthropic: timeouts and max_event_bytes must not be negative")
+	base, err := apiBase(s.BaseURL)
+	if err != nil {
+		return nil, err
 	}
 	messages, models := *base, *base
 	messages.Path += "/messages"
 	models.Path += "/models"
 	c := &config{
-		apiKey:     strings.TrimSpace(w.APIKey),
+		apiKey:     s.APIKey,
 		messages:   messages.String(),
 		models:     models.String(),
 		shown:      messages.Redacted(),
-		firstToken: providerkit.Millis(w.TimeoutFirstTokenMS, defaultFirstTokenTimeout),
-		idle:       providerkit.Millis(w.TimeoutIdleMS, defaultIdleTimeout),
+		firstToken: s.FirstToken,
+		idle:       s.Idle,
 		headers:    http.Header{"Anthropic-Version": {apiVersion}},
-		maxEvent:   w.MaxEventBytes,
+		maxEvent:   s.MaxEvent,
 	}
 	if c.maxEvent == 0 {
 		c.maxEvent = sse.DefaultMaxEventSize
 	}
-	for k, v := range w.Headers {
-		c.headers.Set(k, v)
+	for k, v := range s.Headers {
+		c.headers[k] = v
 	}
 	return c, nil
 }

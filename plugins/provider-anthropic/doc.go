@@ -12,8 +12,10 @@
 //
 // # Configuration
 //
-// Configure takes the provider block as JSON, with provider-deepseek's
-// attribute names ([Settings]): api_key (sent as x-api-key), base_url
+// The plugin owns the provider block's settings, with provider-deepseek's
+// attribute names and schema (providerkit.HTTPSettingsSchema): the host
+// decodes the block against it and Configure takes the result as JSON:
+// api_key (sent as x-api-key), base_url
 // (default https://api.anthropic.com; with or without /v1), the two
 // timeouts, headers (which may override anthropic-version, default
 // 2023-06-01, or add anthropic-beta) and max_event_bytes. require_done is

@@ -141,7 +141,7 @@ func closedTool(r result) bool {
 func TestPingsDoNotCountAsData(t *testing.T) {
 	t.Parallel()
 	srv := fakeanthropic.New(t, fakeanthropic.Scripted(fakeanthropic.Turn{Text: "hello there"}).StallAfter(3, 20*time.Millisecond))
-	got := connectInProcess(t, srv, map[string]any{"timeout_idle_ms": 300}).stream(t, userRequest("hi"))
+	got := connectInProcess(t, srv, map[string]any{"timeout_idle": "300ms"}).stream(t, userRequest("hi"))
 	wantError(t, got, sdk.KindTimeout, "timeout_idle", "pings do not count")
 }
 

@@ -80,7 +80,7 @@ func (p *provider) Stream(ctx context.Context, req sdk.StreamRequest, emit func(
 // SettingsSchema implements sdk.ProviderDescriber: the attributes of the
 // provider block besides "plugin" (providerkit.HTTPSettingsSchema).
 func (p *provider) SettingsSchema(context.Context) (json.RawMessage, error) {
-	return providerkit.HTTPSettingsSchema(), nil
+	return providerkit.HTTPSettingsSchema(defaultBaseURL), nil
 }
 
 var (

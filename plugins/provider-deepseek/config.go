@@ -12,24 +12,8 @@ import (
 	"github.com/harness-agent/harness/sdk"
 )
 
-// Defaults for the provider block attributes the core leaves unset.
-const (
-	defaultBaseURL           = "https://api.deepseek.com"
-	defaultFirstTokenTimeout = 120 * time.Second
-	defaultIdleTimeout       = 60 * time.Second
-)
-
-// wireConfig is the JSON the core sends to Configure.
-type wireConfig struct {
-	APIKey              string            `json:"api_key"`
-	BaseURL             string            `json:"base_url"`
-	TimeoutFirstTokenMS int64             `json:"timeout_first_token_ms"`
-	TimeoutIdleMS       int64             `json:"timeout_idle_ms"`
-	Headers             map[string]string `json:"headers"`
-	RequireDone         *bool             `json:"require_done"`
-	// MaxEventBytes caps one SSE line or event (default sse.DefaultMaxEventSize).
-	MaxEventBytes int `json:"max_event_bytes"`
-}
+// defaultBaseURL is where requests go when the block sets no base_url.
+const defaultBaseURL = "https://api.deepseek.com"
 
 // config is one adapter generation's settings, immutable once built.
 type config struct {
@@ -43,35 +27,29 @@ type config struct {
 	maxEvent    int
 }
 
+// parseConfig reads the settings the host decoded against
+// providerkit.HTTPSettingsSchema.
 func parseConfig(raw json.RawMessage) (*config, error) {
-	var w wireConfig
-	if len(strings.TrimSpace(string(raw))) > 0 {
-		if err := json.Unmarshal(raw, &w); err != nil {
-			return nil, sdk.Errorf(sdk.KindInvalidRequest, "deepseek: provider config is not valid JSON: %v", err)
-		}
-	}
-	endpoint, shown, err := chatEndpoint(w.BaseURL)
+	s, err := providerkit.ParseHTTPSettings("deepseek", raw)
 	if err != nil {
 		return nil, err
 	}
-	if w.TimeoutFirstTokenMS < 0 || w.TimeoutIdleMS < 0 || w.MaxEventBytes < 0 {
-		return nil, sdk.Errorf(sdk.KindInvalidRequest, "deepseek: timeouts and max_event_bytes must not be negative")
+	endpoint, shown, err := chatEndpoint(s.BaseURL)
+	if err != nil {
+		return nil, err
 	}
 	c := &config{
-		apiKey:      strings.TrimSpace(w.APIKey),
+		apiKey:      s.APIKey,
 		endpoint:    endpoint,
 		shown:       shown,
-		firstToken:  providerkit.Millis(w.TimeoutFirstTokenMS, defaultFirstTokenTimeout),
-		idle:        providerkit.Millis(w.TimeoutIdleMS, defaultIdleTimeout),
-		headers:     http.Header{},
-		requireDone: w.RequireDone == nil || *w.RequireDone,
-		maxEvent:    w.MaxEventBytes,
+		firstToken:  s.FirstToken,
+		idle:        s.Idle,
+		headers:     s.Headers,
+		requireDone: s.RequireDone,
+		maxEvent:    s.MaxEvent,
 	}
 	if c.maxEvent == 0 {
 		c.maxEvent = sse.DefaultMaxEventSize
-	}
-	for k, v := range w.Headers {
-		c.headers.Set(k, v)
 	}
 	return c, nil
 }

@@ -11,9 +11,12 @@
 //
 // # Configuration
 //
-// Configure takes the provider block as JSON: api_key, base_url,
-// timeout_first_token_ms, timeout_idle_ms, headers, require_done, and
-// optionally max_event_bytes (cap on one SSE line or event, default 16 MiB).
+// The plugin owns the provider block's settings: it reports their schema
+// (providerkit.HTTPSettingsSchema), the host decodes the block against it
+// and Configure takes the result as JSON, with the attributes the block
+// sets: api_key, base_url, timeout_first_token and timeout_idle (duration
+// strings such as "120s"), headers, require_done, and max_event_bytes (cap
+// on one SSE line or event, default 16 MiB).
 // Defaults: base_url https://api.deepseek.com, 120 s to the first data
 // event, 60 s between data events, require_done true. The request goes to
 // base_url + "/chat/completions": DeepSeek serves the API at the root and

@@ -193,13 +193,13 @@ func TestDeadlines(t *testing.T) {
 		mentions string
 	}{
 		{"keep-alive stall before any data", fakedeepseek.KeepAliveStall(20 * time.Millisecond),
-			map[string]any{"timeout_first_token_ms": 200}, sdk.KindTimeout, "timeout_first_token"},
+			map[string]any{"timeout_first_token": "200ms"}, sdk.KindTimeout, "timeout_first_token"},
 		{"keep-alive stall after some data", fakedeepseek.Fixture(t, path).StallAfter(3, 20*time.Millisecond),
-			map[string]any{"timeout_idle_ms": 200}, sdk.KindTimeout, "timeout_idle"},
+			map[string]any{"timeout_idle": "200ms"}, sdk.KindTimeout, "timeout_idle"},
 		{"drip slower than the idle deadline", fakedeepseek.Fixture(t, path).Drip(150 * time.Millisecond),
-			map[string]any{"timeout_first_token_ms": 5000, "timeout_idle_ms": 60}, sdk.KindTimeout, "timeout_idle"},
+			map[string]any{"timeout_first_token": "5000ms", "timeout_idle": "60ms"}, sdk.KindTimeout, "timeout_idle"},
 		{"drip within the deadlines", fakedeepseek.Chunks(chunk(`{"content":"a"}`, "", ""), chunk(`{"content":"b"}`, "stop", finalUsage)).Drip(30 * time.Millisecond),
-			map[string]any{"timeout_first_token_ms": 3000, "timeout_idle_ms": 2000}, "", ""},
+			map[string]any{"timeout_first_token": "3000ms", "timeout_idle": "2000ms"}, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -322,7 +322,7 @@ func TestConfigurationErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	client := sdktest.ConnectProvider(t, deepseek.New())
-	for _, cfg := range []string{`{"base_url":"ftp://example.com"}`, `{"base_url":"not a url"}`, `{"timeout_idle_ms":-1}`, `{`} {
+	for _, cfg := range []string{`{"base_url":"ftp://example.com"}`, `{"base_url":"not a url"}`, `{"timeout_idle":"-1s"}`, `{"timeout_first_token":"soon"}`, `{"max_event_bytes":-1}`, `{`} {
 		if err := client.Configure(ctx, []byte(cfg)); err == nil {
 			t.Errorf("config %s was accepted", cfg)
 		}

@@ -256,6 +256,6 @@ func TestKeepAliveOnlyFixtureTimesOut(t *testing.T) {
 	// A keep-alive every 40 ms: were they counted, the 250 ms deadline
 	// would never fire and the body would end in truncation instead.
 	srv := fakedeepseek.New(t, fakedeepseek.SSE(body).Drip(40*time.Millisecond))
-	got := connectInProcess(t, srv, map[string]any{"timeout_first_token_ms": 250}).stream(t, userRequest("hi"))
+	got := connectInProcess(t, srv, map[string]any{"timeout_first_token": "250ms"}).stream(t, userRequest("hi"))
 	wantError(t, got, sdk.KindTimeout, "timeout_first_token", "keep-alive")
 }

@@ -24,7 +24,7 @@ func fixture(t testing.TB, name string) string {
 
 // config is the provider block JSON the core would send, pointed at srv.
 func config(srv *fakedeepseek.Server, overrides map[string]any) []byte {
-	cfg := map[string]any{"api_key": testKey, "base_url": srv.URL, "timeout_first_token_ms": 10_000, "timeout_idle_ms": 10_000}
+	cfg := map[string]any{"api_key": testKey, "base_url": srv.URL, "timeout_first_token": "10s", "timeout_idle": "10s"}
 	for k, v := range overrides {
 		cfg[k] = v
 	}

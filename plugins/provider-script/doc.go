@@ -5,12 +5,13 @@
 //
 // # Configuration
 //
-// The provider block reaches Configure as JSON:
+// The host decodes the provider block against the schema the plugin reports
+// (SettingsSchema) and sends Configure the result as JSON:
 //
 //	{"script": "/abs/path/turns.hcl", "chunk_size": 12, "delay_ms": 0}
 //
-// script is required and absolute (the core resolves it against the
-// configuration file); chunk_size is the size in bytes of each streamed delta
+// script is required and absolute (its schema marks it a path, which the host
+// resolves against the configuration file); chunk_size is the size in bytes of each streamed delta
 // (default 12); delay_ms pauses between chunks (default 0). Configure reads
 // and checks the whole script: a problem is an error naming file:line:column.
 // Configuring again reloads the script.

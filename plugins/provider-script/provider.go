@@ -16,7 +16,8 @@ import (
 // ModelID is the one model the provider offers.
 const ModelID = "script"
 
-// Config is the provider block as the core sends it.
+// Config is the provider block's settings as the host decodes them against
+// SettingsSchema.
 type Config struct {
 	Script    string `json:"script"`     // absolute path of the script file
 	ChunkSize int    `json:"chunk_size"` // bytes per delta; default 12
@@ -49,7 +50,7 @@ func (p *Provider) Configure(_ context.Context, raw json.RawMessage) error {
 	case cfg.Script == "":
 		return sdk.Errorf(sdk.KindInvalidRequest, "provider-script: no script: set script to the path of a script file")
 	case !filepath.IsAbs(cfg.Script):
-		return sdk.Errorf(sdk.KindInvalidRequest, "provider-script: script path %q is not absolute (the core resolves it against the configuration file)", cfg.Script)
+		return sdk.Errorf(sdk.KindInvalidRequest, "provider-script: script path %q is not absolute (the host resolves a path setting against the configuration file)", cfg.Script)
 	case cfg.ChunkSize < 0 || cfg.DelayMS < 0:
 		return sdk.Errorf(sdk.KindInvalidRequest, "provider-script: chunk_size (%d) and delay_ms (%d) must not be negative", cfg.ChunkSize, cfg.DelayMS)
 	}
@@ -206,11 +207,12 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // SettingsSchema implements sdk.ProviderDescriber: the attributes of the
-// provider block besides "plugin". The host resolves a relative script
-// against the directory of the file that declares it before Configure.
+// provider block besides "plugin". script is a path (schema.FormatPath):
+// the host resolves it against the directory of the file that declares it,
+// checks that it is a readable file and sends the absolute path.
 func (p *Provider) SettingsSchema(context.Context) (json.RawMessage, error) {
 	return schema.Object(
-		schema.String("script", "the script file; a relative path starts at the directory of the declaring file").Required(),
+		schema.String("script", "the script file; a relative path starts at the directory of the declaring file").Path().Required(),
 		schema.Integer("chunk_size", "bytes per streamed delta (default 12)").Min(1),
 		schema.Integer("delay_ms", "pause between chunks, in milliseconds (default 0)").Min(0),
 	).JSON(), nil

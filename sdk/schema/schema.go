@@ -57,6 +57,15 @@ func Nested(name, description string, s Schema) Prop {
 // AnyObject declares a property holding any JSON object.
 func AnyObject(name, description string) Prop { return prop(name, "object", description) }
 
+// StringMap declares an object property whose values are strings (HTTP
+// headers, environment variables): in a configuration block the host
+// converts each value to a string the way HCL does (5 → "5").
+func StringMap(name, description string) Prop {
+	p := prop(name, "object", description)
+	p.body["additionalProperties"] = map[string]any{"type": "string"}
+	return p
+}
+
 // Required marks the property as required.
 func (p Prop) Required() Prop { p.required = true; return p }
 
@@ -64,6 +73,32 @@ func (p Prop) Required() Prop { p.required = true; return p }
 // or token in a provider's settings. The host never shows its value: it is
 // redacted from events, errors and logs.
 func (p Prop) Secret() Prop { p.body["writeOnly"] = true; return p }
+
+// Formats of string properties that the host checks (and, for FormatPath,
+// resolves) when it decodes a plugin's config or settings block. They are
+// harness's own names, not JSON Schema's standard formats.
+const (
+	// FormatPath is a file path: the host resolves a relative path against
+	// the directory of the configuration file that sets it, refuses a path
+	// that is not a readable file, sends the absolute path and counts the
+	// file as part of the configuration (its fingerprint, and protected from
+	// the agent's writes).
+	FormatPath = "path"
+	// FormatDuration is a Go duration such as "90s" or "1m30s", not negative.
+	FormatDuration = "go-duration"
+	// FormatHTTPURL is an absolute http:// or https:// URL.
+	FormatHTTPURL = "http-url"
+)
+
+// Path marks a string property as a file path (FormatPath).
+func (p Prop) Path() Prop { p.body["format"] = FormatPath; return p }
+
+// Duration marks a string property as a Go duration (FormatDuration).
+func (p Prop) Duration() Prop { p.body["format"] = FormatDuration; return p }
+
+// HTTPURL marks a string property as an http:// or https:// URL
+// (FormatHTTPURL).
+func (p Prop) HTTPURL() Prop { p.body["format"] = FormatHTTPURL; return p }
 
 // Enum restricts the property to the given values.
 func (p Prop) Enum(values ...string) Prop { p.body["enum"] = values; return p }

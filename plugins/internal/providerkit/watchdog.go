@@ -90,11 +90,3 @@ func (w *Watchdog) Failure(parent context.Context, err error, kind sdk.ErrorKind
 	}
 	return sdk.Errorf(kind, "%s: %s: %v", name, doing, err)
 }
-
-// Millis is a duration given in milliseconds, def when it is 0.
-func Millis(ms int64, def time.Duration) time.Duration {
-	if ms == 0 {
-		return def
-	}
-	return time.Duration(ms) * time.Millisecond
-}

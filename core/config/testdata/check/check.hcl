@@ -5,6 +5,7 @@ provider "p" {
 
 provider "scripted" {
   plugin = "provider-script"
+  script = "check.hcl"
 }
 
 provider "own" {

@@ -1,7 +1,7 @@
 workspace = "no-such-dir" # ERROR: Workspace not found
 
 provider "p" {
-  base_url     = "api.example.com" # ERROR: Invalid base_url
+  base_url     = "api.example.com" # ERROR: Invalid URL
   headers      = ["X-A"]           # ERROR: Incorrect attribute value type
   require_done = "sometimes"       # ERROR: Incorrect attribute value type
 }

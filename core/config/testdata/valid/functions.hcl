@@ -1,6 +1,6 @@
 # env(), file() and the string functions.
 provider "custom" {
-  plugin   = "provider-script"
+  plugin   = "provider-anthropic"
   api_key  = env("HARNESS_TEST_KEY")
   base_url = format("https://%s/v1", lower("API.Example.COM"))
   headers = {
