@@ -170,7 +170,11 @@ func (l *Loop) Run(ctx context.Context, msgs []sdk.Message) ([]sdk.Message, Outc
 		if answered {
 			l.record(ctx, event.AgentResponse{Text: msg.Text, Refusal: msg.FinishReason == FinishRefusal})
 		}
-		l.release(ctx) // one commit, before any tool runs
+		var first []sdk.ToolCall
+		if err == nil && l.recordErr == nil {
+			first = l.firstGroup(msg.ToolCalls)
+		}
+		l.release(ctx, first) // one commit, before any tool runs
 		if err == nil && l.recordErr != nil {
 			err = l.recordErr
 		}
@@ -189,6 +193,9 @@ func (l *Loop) Run(ctx context.Context, msgs []sdk.Message) ([]sdk.Message, Outc
 			return msgs, Outcome{Status: status, Text: msg.Text}
 		}
 		outcomes := l.runTools(ctx, msg.ToolCalls)
+		if l.recordErr != nil { // the batch's deferred results could not be committed
+			return msgs, l.failed(ctx, l.recordErr)
+		}
 		for _, o := range outcomes {
 			msgs = append(msgs, sdk.Message{Role: sdk.RoleTool, ToolCallID: o.Call.ID, Content: ToolContent(o.Result), IsError: o.Result.Err != nil})
 			if o.Pending {
@@ -364,18 +371,56 @@ func (l *Loop) request(ctx context.Context, msgs []sdk.Message) (llm.AssistantMe
 // front (*tools.Executor): the event log then has them in the model's
 // order even when they run concurrently.
 type announcer interface {
-	Announce(ctx context.Context, calls ...sdk.Call)
+	Announce(ctx context.Context, calls ...sdk.Call) error
 }
 
-// runTools runs a turn's calls: the read-only ones concurrently, the
-// others one after another, results in call order.
-func (l *Loop) runTools(ctx context.Context, toolCalls []sdk.ToolCall) []tools.Outcome {
-	out := make([]tools.Outcome, len(toolCalls))
+// deferringTools is implemented by tools that can leave a call's last
+// events (its tool.result) to the recorder's next commit
+// (*tools.Executor): the loop flushes at the end of each batch of calls.
+type deferringTools interface {
+	RunDeferred(ctx context.Context, call sdk.Call) tools.Outcome
+}
+
+// firstGroup returns the calls that start running together once the
+// model's message is recorded: the read-only calls at the head (they run
+// concurrently), or the first call. Their tool.call events go in the
+// message's commit when the recorder defers (see release).
+func (l *Loop) firstGroup(calls []sdk.ToolCall) []sdk.ToolCall {
+	if len(calls) == 0 {
+		return nil
+	}
+	j := 1
+	if l.cfg.ReadOnly(calls[0].Name) {
+		for j < len(calls) && l.cfg.ReadOnly(calls[j].Name) {
+			j++
+		}
+	}
+	return calls[:j]
+}
+
+func sdkCalls(toolCalls []sdk.ToolCall) []sdk.Call {
 	calls := make([]sdk.Call, len(toolCalls))
 	for i, c := range toolCalls {
 		calls[i] = sdk.Call{ID: c.ID, Tool: c.Name, Arguments: json.RawMessage(c.Arguments)}
 	}
+	return calls
+}
+
+// runTools runs a turn's calls: the read-only ones concurrently, the
+// others one after another, results in call order. With a deferring
+// recorder a call's tool.result is committed with the next call's
+// tool.call, or with the other results of its batch at the end.
+func (l *Loop) runTools(ctx context.Context, toolCalls []sdk.ToolCall) []tools.Outcome {
+	out := make([]tools.Outcome, len(toolCalls))
+	calls := sdkCalls(toolCalls)
 	a, announces := l.tools.(announcer)
+	run := l.tools.Run
+	if dt, ok := l.tools.(deferringTools); ok {
+		if _, ok := l.rec.(event.Deferrer); ok {
+			run = dt.RunDeferred
+			defer func() { l.keepErr(event.Flush(context.WithoutCancel(ctx), l.rec)) }()
+		}
+	}
 	var wg sync.WaitGroup
 	for i, call := range calls {
 		c := toolCalls[i]
@@ -387,19 +432,23 @@ func (l *Loop) runTools(ctx context.Context, toolCalls []sdk.ToolCall) []tools.O
 				j++
 			}
 			if j-i > 1 {
-				a.Announce(ctx, calls[i:j]...)
+				if err := a.Announce(ctx, calls[i:j]...); err != nil {
+					l.keepErr(err) // Run stops on it: these calls must not run unrecorded
+					wg.Wait()
+					return out
+				}
 			}
 		}
 		if l.cfg.ReadOnly(c.Name) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				out[i] = l.tools.Run(ctx, call)
+				out[i] = run(ctx, call)
 			}()
 			continue
 		}
 		wg.Wait() // a writing call sees the effects of the reads before it
-		out[i] = l.tools.Run(ctx, call)
+		out[i] = run(ctx, call)
 	}
 	wg.Wait()
 	return out
@@ -432,6 +481,20 @@ func (l *Loop) record(ctx context.Context, d event.Data) {
 	l.keepErr(l.rec.Record(context.WithoutCancel(ctx), d))
 }
 
+// deferRecord is record for an event that may wait for the next commit:
+// held while holding, else deferred when the recorder defers (committed
+// with the next event recorded, or at release), else committed now.
+func (l *Loop) deferRecord(ctx context.Context, d event.Data) {
+	l.heldMu.Lock()
+	if l.holding {
+		l.held = append(l.held, d)
+		l.heldMu.Unlock()
+		return
+	}
+	l.heldMu.Unlock()
+	l.keepErr(event.Defer(context.WithoutCancel(ctx), l.rec, d))
+}
+
 func (l *Loop) keepErr(err error) {
 	if err != nil && l.recordErr == nil {
 		l.recordErr = &sdk.Error{Kind: sdk.KindInternal, Message: err.Error()}
@@ -449,15 +512,29 @@ func (l *Loop) hold() {
 }
 
 // release commits the held events in one transaction (when the recorder
-// can) and stops holding.
-func (l *Loop) release(ctx context.Context) {
+// can) and stops holding. The tool.call events of first, the calls about
+// to run, join that transaction when the recorder defers and the tools
+// announce: they are recorded before any of them runs, as they would be
+// one by one.
+func (l *Loop) release(ctx context.Context, first []sdk.ToolCall) {
 	l.heldMu.Lock()
 	held := l.held
 	l.holding, l.held = false, nil
 	l.heldMu.Unlock()
-	if len(held) > 0 {
-		l.keepErr(event.RecordAll(context.WithoutCancel(ctx), l.rec, held...))
+	ctx = context.WithoutCancel(ctx)
+	df, defers := l.rec.(event.Deferrer)
+	a, announces := l.tools.(announcer)
+	if defers && announces && len(first) > 0 {
+		for _, d := range held {
+			df.Defer(ctx, d)
+		}
+		l.keepErr(a.Announce(ctx, sdkCalls(first)...)) // commits the held events and the calls
+		return
 	}
+	if len(held) > 0 {
+		l.keepErr(event.RecordAll(ctx, l.rec, held...))
+	}
+	l.keepErr(event.Flush(ctx, l.rec)) // the request's usage, when nothing followed it
 }
 
 // observer records the llm layer's events for one request. Deltas are
@@ -481,6 +558,9 @@ type observer struct {
 	pending strings.Builder
 	since   time.Time
 	timer   *time.Timer
+	// deferring: the attempt has ended (OnUsage); its last deltas wait for
+	// the next commit.
+	deferring bool
 }
 
 const (
@@ -562,19 +642,29 @@ func (o *observer) flushLocked() {
 	if o.pending.Len() == 0 {
 		return
 	}
-	o.loop.record(o.ctx, event.AssistantChunk{Block: o.block, Kind: o.kind, Delta: o.pending.String()})
+	d := event.AssistantChunk{Block: o.block, Kind: o.kind, Delta: o.pending.String()}
+	if o.deferring {
+		o.loop.deferRecord(o.ctx, d)
+	} else {
+		o.loop.record(o.ctx, d)
+	}
 	o.pending.Reset()
 }
 
+// OnUsage ends an attempt: its last deltas, its llm.usage event and its
+// usage row are deferred to the next commit (when the recorder defers),
+// which is the request's closing one, or the llm.retry of a failed attempt.
 func (o *observer) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.ensureRequestLocked()
+	o.deferring = true
+	defer func() { o.deferring = false }()
 	o.flushLocked()
 	l := o.loop
 	l.tokens += u.PromptTokens + u.CompletionTokens
 	l.cost += cost
-	l.record(o.ctx, event.LLMUsage{
+	l.deferRecord(o.ctx, event.LLMUsage{
 		Turn:             l.turn,
 		Model:            b.Name,
 		PromptTokens:     u.PromptTokens,

@@ -57,6 +57,35 @@ func RecordAll(ctx context.Context, rec Recorder, ds ...Data) error {
 	return nil
 }
 
+// A Deferrer is a Batcher that can hold events back: a deferred event is
+// committed (and only then shown) in the same transaction as the next
+// Record or RecordAll, or by Flush, before the events given there. Whoever
+// defers must Flush at the end of its step, so a deferred event waits only
+// for the rest of the step (the other results of a batch of tool calls),
+// never for something that acts on the world after it.
+type Deferrer interface {
+	Batcher
+	Defer(ctx context.Context, d Data)
+	Flush(ctx context.Context) error
+}
+
+// Defer defers d when rec is a Deferrer, else records it now.
+func Defer(ctx context.Context, rec Recorder, d Data) error {
+	if df, ok := rec.(Deferrer); ok {
+		df.Defer(ctx, d)
+		return nil
+	}
+	return rec.Record(ctx, d)
+}
+
+// Flush commits what rec holds back, when it is a Deferrer.
+func Flush(ctx context.Context, rec Recorder) error {
+	if df, ok := rec.(Deferrer); ok {
+		return df.Flush(ctx)
+	}
+	return nil
+}
+
 // Discard is a Recorder that records nothing.
 var Discard Recorder = discard{}
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/core/tools"
 )
 
 // RecordAll shows a group only once it is committed: all of it after a
@@ -23,7 +24,7 @@ func TestRecorderShowsAGroupOnlyOnceCommitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	var shown []session.Event
-	rec := &recorder{store: s, session: info.ID, sink: func(ev session.Event) { shown = append(shown, ev) }}
+	rec := &tools.StoreRecorder{Store: s, Session: info.ID, Sink: func(ev session.Event) { shown = append(shown, ev) }}
 	if err := rec.RecordAll(ctx, event.AssistantMessage{Content: "hi"}, event.AgentResponse{Text: "hi"}); err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,7 @@ type Runner struct {
 	// heartbeat (nil while nothing is held).
 	lease    session.Lease
 	stopBeat func()
-	rec      *recorder
+	rec      *tools.StoreRecorder
 	loopCfg  agent.Config
 	loop     *agent.Loop
 	msgs     []sdk.Message
@@ -294,7 +294,7 @@ func (s streamer) Stream(ctx context.Context, h sdk.Handle, req sdk.StreamReques
 // build assembles the session's tools, prompt and loop.
 func (r *Runner) build(ctx context.Context) error {
 	if r.rec == nil {
-		r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink, secrets: r.secrets}
+		r.rec = r.newRecorder()
 	}
 	if err := r.prepareTools(ctx); err != nil {
 		return err
@@ -329,7 +329,7 @@ func (r *Runner) build(ctx context.Context) error {
 		ReadOnly:  r.readOnly,
 		Compactor: r.compactor(ctx),
 	}
-	r.loop = agent.New(r.loopCfg, r.client, ex, r.rec, r.store)
+	r.loop = agent.New(r.loopCfg, r.client, ex, r.rec, r.rec) // usage rows commit with the events
 	return nil
 }
 
@@ -532,7 +532,7 @@ func (r *Runner) Start(ctx context.Context, task string) error {
 	}
 	r.session = info.ID
 	r.keepAlive()
-	r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink, secrets: r.secrets}
+	r.rec = r.newRecorder()
 	text := prompt.TaskMessage(task, r.opts.Now().Format("2006-01-02"), r.cfg.Workspace)
 	if err := r.rec.Record(ctx, event.SessionStarted{
 		Agent: r.agent.Name, Model: model, Workspace: r.cfg.Workspace, Config: r.cfg.Path, Task: text, Engine: r.opts.Engine,
@@ -671,7 +671,7 @@ func (r *Runner) EndWith(ctx context.Context, status string, t agent.Totals) err
 		r.stopBeat() // EndSession lets the lease go
 	}
 	if r.rec == nil { // a resume that failed before its tools were built
-		r.rec = &recorder{store: r.store, session: r.session, sink: r.opts.Sink, secrets: r.secrets}
+		r.rec = r.newRecorder()
 	}
 	err := r.rec.Record(ctx, event.SessionEnded{Status: status, Turns: t.Turns, Tokens: t.Tokens, CostUSD: t.CostUSD, PendingActions: t.Pending})
 	return errors.Join(err, r.store.EndSession(ctx, r.session, status, t.Turns))
@@ -692,64 +692,11 @@ func (r *Runner) Close() error {
 	return r.store.Close()
 }
 
-// recorder commits events to the session and then hands them to the sink,
-// one at a time, in sequence order.
-type recorder struct {
-	mu      sync.Mutex
-	store   *session.Store
-	session string
-	sink    func(session.Event)
-	// secrets returns the values no event may carry (nil: none).
-	secrets func() []string
-}
-
-var _ event.Recorder = (*recorder)(nil)
-
-func (r *recorder) Record(ctx context.Context, d event.Data) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	ev, err := r.store.Append(ctx, r.session, d.EventType(), r.redacted(d))
-	if err != nil {
-		return err
-	}
-	if r.sink != nil {
-		r.sink(ev)
-	}
-	return nil
-}
-
-var _ event.Batcher = (*recorder)(nil)
-
-// RecordAll commits ds in one transaction, then hands them to the sink: an
-// event is shown only once it is committed, as with Record.
-func (r *recorder) RecordAll(ctx context.Context, ds ...event.Data) error {
-	if len(ds) == 0 {
-		return nil
-	}
-	entries := make([]session.Entry, len(ds))
-	for i, d := range ds {
-		entries[i] = session.Entry{Type: d.EventType(), Data: r.redacted(d)}
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	evs, err := r.store.AppendAll(ctx, r.session, entries)
-	if err != nil {
-		return err
-	}
-	if r.sink != nil {
-		for _, ev := range evs {
-			r.sink(ev)
-		}
-	}
-	return nil
-}
-
-// redacted is what is stored of d: d without the run's secrets.
-func (r *recorder) redacted(d event.Data) any {
-	if r.secrets == nil {
-		return d
-	}
-	return redactEvent(d, r.secrets())
+// newRecorder returns what commits the session's events and then hands them
+// to the sink, in sequence order, without the run's secrets.
+func (r *Runner) newRecorder() *tools.StoreRecorder {
+	return &tools.StoreRecorder{Store: r.store, Session: r.session, Sink: r.opts.Sink,
+		Redact: func(d event.Data) any { return redactEvent(d, r.secrets()) }}
 }
 
 // redactEvent returns d as JSON with every secret of at least
@@ -767,7 +714,7 @@ func redactEvent(d event.Data, secrets []string) any {
 		quoted, _ := json.Marshal(s)
 		b = bytes.ReplaceAll(b, quoted[1:len(quoted)-1], []byte("[redacted]"))
 	}
-	return json.RawMessage(b)
+	return session.Encoded(b) // stored as it is, not encoded again
 }
 
 // minEventSecret is the shortest secret redacted from events: shorter

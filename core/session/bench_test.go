@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -113,5 +114,33 @@ func seedSessions(b *testing.B, s *Store, n int) {
 	})
 	if err != nil {
 		b.Fatal(err)
+	}
+}
+
+// bigEvent is a tool.result of 64 KiB of text, as a read_file of a 64 KiB
+// file records it.
+var bigEvent = struct {
+	CallID  string `json:"call_id"`
+	Tool    string `json:"tool"`
+	OK      bool   `json:"ok"`
+	Content string `json:"content"`
+}{"call_1", "read_file", true, strings.Repeat(strings.Repeat("x", 79)+"\n", 64<<10/80+1)[:64<<10]}
+
+// BenchmarkAppend64KiB measures one committed append of a 64 KiB
+// tool.result from one writer.
+func BenchmarkAppend64KiB(b *testing.B) {
+	for _, bs := range benchStores {
+		b.Run(bs.name, func(b *testing.B) {
+			ctx := context.Background()
+			s := bs.open(b)
+			info := newSession(b, s)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bigEvent.Content)))
+			for b.Loop() {
+				if _, err := s.Append(ctx, info.ID, "tool.result", bigEvent); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

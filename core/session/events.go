@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
+	"unsafe"
 )
 
 // Event is one entry of a session's append-only event stream. Seq numbers
@@ -26,17 +28,52 @@ var _ json.Marshaler = Event{}
 // {"seq":N,"time":"RFC3339","session":"ID","type":"…","data":{…}}.
 // The time is UTC with up to nanosecond precision; empty data is {}.
 func (e Event) MarshalJSON() ([]byte, error) {
+	return e.AppendJSON(nil), nil
+}
+
+// AppendJSON appends the envelope MarshalJSON renders to b. Data is
+// copied as it is stored (the store only holds JSON objects that
+// encoding/json wrote), not scanned again: for a 64 KiB tool result that
+// scan cost as much as encoding it.
+func (e Event) AppendJSON(b []byte) []byte {
 	data := e.Data
 	if len(data) == 0 {
 		data = json.RawMessage("{}")
 	}
-	return json.Marshal(struct {
-		Seq     int64           `json:"seq"`
-		Time    string          `json:"time"`
-		Session string          `json:"session"`
-		Type    string          `json:"type"`
-		Data    json.RawMessage `json:"data"`
-	}{e.Seq, e.Time.UTC().Format(time.RFC3339Nano), e.Session, e.Type, data})
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendInt(b, e.Seq, 10)
+	b = append(b, `,"time":`...)
+	b = strconv.AppendQuote(b, e.Time.UTC().Format(time.RFC3339Nano)) // digits, letters and punctuation only
+	b = append(b, `,"session":`...)
+	b = appendJSONString(b, e.Session)
+	b = append(b, `,"type":`...)
+	b = appendJSONString(b, e.Type)
+	b = append(b, `,"data":`...)
+	b = append(b, data...)
+	return append(b, '}')
+}
+
+// appendJSONString appends s as encoding/json encodes a string.
+func appendJSONString(b []byte, s string) []byte {
+	if plainJSON(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
+// plainJSON says whether encoding/json writes s as it is between quotes:
+// printable ASCII without '"', '\\' and the HTML characters it escapes.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c >= 0x7f, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 // appendEventSQL computes and claims the next seq in one statement;
@@ -69,7 +106,7 @@ func (s *Store) Append(ctx context.Context, session, typ string, data any) (Even
 		// Taken under the write lock, so times increase with seq (as far as
 		// the wall clock does).
 		ev.Time = time.Now().UTC()
-		err := tx.StmtContext(ctx, s.appendEvent).QueryRowContext(ctx, s.q(session), ev.Time.UnixNano(), typ, string(raw)).Scan(&ev.Seq)
+		err := tx.StmtContext(ctx, s.appendEvent).QueryRowContext(ctx, session, ev.Time.UnixNano(), typ, textOf(raw)).Scan(&ev.Seq)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound("session")
 		}
@@ -81,10 +118,22 @@ func (s *Store) Append(ctx context.Context, session, typ string, data any) (Even
 	return ev, nil
 }
 
+// Encoded is event data that json.Marshal already encoded as one JSON
+// object (the runner's redaction does): Append and AppendAll store it as it
+// is, without encoding or scanning it again. Anything else given to them,
+// a json.RawMessage included, goes through json.Marshal.
+type Encoded []byte
+
 // encodeData encodes event data, which must be a JSON object.
 func encodeData(data any) (json.RawMessage, error) {
 	if data == nil {
 		return json.RawMessage("{}"), nil
+	}
+	if enc, ok := data.(Encoded); ok {
+		if len(enc) < 2 || enc[0] != '{' {
+			return nil, errors.New("encoded event data must be a JSON object")
+		}
+		return json.RawMessage(enc), nil
 	}
 	b, err := json.Marshal(data)
 	if err != nil {
@@ -157,15 +206,18 @@ type Entry struct {
 }
 
 // AppendAll commits entries to session in one transaction, in order, with
-// consecutive seqs: when it returns without error all of them are
-// committed, and on error none is. One transaction for the events a step
-// of the run produces together costs one commit (one fsync) instead of
-// one per event.
-func (s *Store) AppendAll(ctx context.Context, session string, entries []Entry) ([]Event, error) {
-	if len(entries) == 0 {
+// consecutive seqs, and with them the usage rows (RecordUsage's) of the
+// session: when it returns without error all of them are committed, and on
+// error none is. One transaction for the events a step of the run produces
+// together costs one commit instead of one per event.
+func (s *Store) AppendAll(ctx context.Context, session string, entries []Entry, usage ...Usage) ([]Event, error) {
+	if len(entries) == 0 && len(usage) == 0 {
 		return nil, nil
 	}
-	op := fmt.Sprintf("append %d events (%s…) to session %s", len(entries), entries[0].Type, session)
+	op := fmt.Sprintf("append %d events to session %s", len(entries), session)
+	if len(entries) > 0 {
+		op = fmt.Sprintf("append %d events (%s…) to session %s", len(entries), entries[0].Type, session)
+	}
 	evs := make([]Event, len(entries))
 	for i, e := range entries {
 		if e.Type == "" {
@@ -177,16 +229,29 @@ func (s *Store) AppendAll(ctx context.Context, session string, entries []Entry) 
 		}
 		evs[i] = Event{Session: session, Type: e.Type, Data: raw}
 	}
+	for _, u := range usage {
+		if u.Session != session {
+			return nil, s.fail(op, fmt.Errorf("usage of session %s given with the events of session %s", u.Session, session))
+		}
+		if err := checkUsage(u); err != nil {
+			return nil, s.fail(op, err)
+		}
+	}
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
 		now := time.Now().UTC()
+		var stmt *sql.Stmt
+		if !s.pg {
+			stmt = tx.StmtContext(ctx, s.appendEvent)
+			defer stmt.Close()
+		}
 		for i := range evs {
 			ev := &evs[i]
 			ev.Time = now
 			var row *sql.Row
 			if s.pg {
-				row = tx.QueryRowContext(ctx, pgAppendSQL, session, now.UnixNano(), ev.Type, string(ev.Data))
+				row = tx.QueryRowContext(ctx, pgAppendSQL, session, now.UnixNano(), ev.Type, textOf(ev.Data))
 			} else {
-				row = tx.StmtContext(ctx, s.appendEvent).QueryRowContext(ctx, session, now.UnixNano(), ev.Type, string(ev.Data))
+				row = stmt.QueryRowContext(ctx, session, now.UnixNano(), ev.Type, textOf(ev.Data))
 			}
 			err := row.Scan(&ev.Seq)
 			if errors.Is(err, sql.ErrNoRows) {
@@ -196,10 +261,29 @@ func (s *Store) AppendAll(ctx context.Context, session string, entries []Entry) 
 				return err
 			}
 		}
+		if len(usage) > 0 && len(evs) == 0 {
+			if err := s.sessionExists(ctx, tx, session); err != nil {
+				return err
+			}
+		}
+		for _, u := range usage {
+			if err := s.insertUsage(ctx, tx, u); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return evs, nil
+}
+
+// textOf is raw as a string without copying it: the drivers copy a bound
+// string before the statement returns, and raw is not changed meanwhile.
+func textOf(raw []byte) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	return unsafe.String(&raw[0], len(raw))
 }

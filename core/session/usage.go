@@ -25,22 +25,35 @@ type Usage struct {
 // RecordUsage records the usage of one request of u.Session (the full id).
 func (s *Store) RecordUsage(ctx context.Context, u Usage) error {
 	op := fmt.Sprintf("record usage of session %s turn %d", u.Session, u.Turn)
-	if u.PromptTokens < 0 || u.CompletionTokens < 0 || u.CacheHitTokens < 0 ||
-		u.CacheMissTokens < 0 || u.ReasoningTokens < 0 || u.CostUSD < 0 {
-		return s.fail(op, fmt.Errorf("negative token count or cost in %+v", u))
+	if err := checkUsage(u); err != nil {
+		return s.fail(op, err)
 	}
 	return s.write(ctx, op, func(tx *sql.Tx) error {
 		if err := s.sessionExists(ctx, tx, u.Session); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO usage (session, turn, model,
-				prompt_tokens, completion_tokens, cache_hit_tokens, cache_miss_tokens,
-				reasoning_tokens, cost_usd, recorded_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-			u.Session, u.Turn, u.Model, u.PromptTokens, u.CompletionTokens, u.CacheHitTokens,
-			u.CacheMissTokens, u.ReasoningTokens, u.CostUSD, time.Now().UnixNano())
-		return err
+		return s.insertUsage(ctx, tx, u)
 	})
+}
+
+func checkUsage(u Usage) error {
+	if u.PromptTokens < 0 || u.CompletionTokens < 0 || u.CacheHitTokens < 0 ||
+		u.CacheMissTokens < 0 || u.ReasoningTokens < 0 || u.CostUSD < 0 {
+		return fmt.Errorf("negative token count or cost in %+v", u)
+	}
+	return nil
+}
+
+// insertUsage adds u's row in tx; the session must exist (the foreign key
+// fails otherwise).
+func (s *Store) insertUsage(ctx context.Context, tx *sql.Tx, u Usage) error {
+	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO usage (session, turn, model,
+			prompt_tokens, completion_tokens, cache_hit_tokens, cache_miss_tokens,
+			reasoning_tokens, cost_usd, recorded_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		u.Session, u.Turn, u.Model, u.PromptTokens, u.CompletionTokens, u.CacheHitTokens,
+		u.CacheMissTokens, u.ReasoningTokens, u.CostUSD, time.Now().UnixNano())
+	return err
 }
 
 // UsageTotals sums the usage of session (the full id). Turn is the highest

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/session"
@@ -54,16 +55,102 @@ func MarshalPresentation(p sdk.Presentation) json.RawMessage {
 }
 
 // SessionRecorder records events in session id of store.
-func SessionRecorder(store *session.Store, id string) Recorder {
-	return sessionRecorder{store: store, id: id}
+func SessionRecorder(store *session.Store, id string) *StoreRecorder {
+	return &StoreRecorder{Store: store, Session: id}
 }
 
-type sessionRecorder struct {
-	store *session.Store
-	id    string
+// StoreRecorder commits the events of one session to a store and hands
+// each to Sink once it is committed, in sequence order: an event is never
+// shown before it is in the store. It defers (event.Deferrer): a deferred
+// event, and a usage row given to RecordUsage, are committed in the
+// transaction of the next Record, RecordAll or Flush, before that call's
+// own events. It is safe for concurrent use.
+type StoreRecorder struct {
+	Store   *session.Store
+	Session string
+	// Sink is handed each event once committed; nil: none.
+	Sink func(session.Event)
+	// Redact returns what is stored of d (d without the run's secrets);
+	// nil stores d as it is.
+	Redact func(d event.Data) any
+
+	mu      sync.Mutex
+	pending []session.Entry
+	usage   []session.Usage
 }
 
-func (r sessionRecorder) Record(ctx context.Context, d event.Data) error {
-	_, err := r.store.Append(ctx, r.id, d.EventType(), d)
-	return err
+var _ event.Deferrer = (*StoreRecorder)(nil)
+
+// Record commits d, with whatever was deferred before it.
+func (r *StoreRecorder) Record(ctx context.Context, d event.Data) error {
+	return r.RecordAll(ctx, d)
+}
+
+// RecordAll commits what was deferred and ds in one transaction, then hands
+// them to Sink; when the commit fails none of them is shown (nor kept).
+func (r *StoreRecorder) RecordAll(ctx context.Context, ds ...event.Data) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, d := range ds {
+		r.pending = append(r.pending, r.entry(d))
+	}
+	return r.commitLocked(ctx)
+}
+
+// Defer adds d to what the next commit holds.
+func (r *StoreRecorder) Defer(_ context.Context, d event.Data) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pending = append(r.pending, r.entry(d))
+}
+
+// Flush commits what was deferred.
+func (r *StoreRecorder) Flush(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.commitLocked(ctx)
+}
+
+// RecordUsage meters a model request (agent.Meter) in the next commit: the
+// llm.usage event that goes with it is recorded next to it.
+func (r *StoreRecorder) RecordUsage(_ context.Context, u session.Usage) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.usage = append(r.usage, u)
+	return nil
+}
+
+func (r *StoreRecorder) entry(d event.Data) session.Entry {
+	var data any = d
+	if r.Redact != nil {
+		data = r.Redact(d)
+	}
+	return session.Entry{Type: d.EventType(), Data: data}
+}
+
+func (r *StoreRecorder) commitLocked(ctx context.Context) error {
+	entries, usage := r.pending, r.usage
+	r.pending, r.usage = nil, nil
+	if len(entries) == 0 && len(usage) == 0 {
+		return nil
+	}
+	var evs []session.Event
+	var err error
+	if len(entries) == 1 && len(usage) == 0 {
+		var ev session.Event
+		if ev, err = r.Store.Append(ctx, r.Session, entries[0].Type, entries[0].Data); err == nil {
+			evs = []session.Event{ev}
+		}
+	} else {
+		evs, err = r.Store.AppendAll(ctx, r.Session, entries, usage...)
+	}
+	if err != nil {
+		return err
+	}
+	if r.Sink != nil {
+		for _, ev := range evs {
+			r.Sink(ev)
+		}
+	}
+	return nil
 }

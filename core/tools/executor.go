@@ -140,8 +140,8 @@ func (e *Executor) CountPrior(calls ...sdk.Call) {
 // Announce records the tool.call event of each call now, in the order
 // given (the model's), so that calls that then run concurrently appear in
 // the event log in the order the model made them; Run does not record them
-// again.
-func (e *Executor) Announce(ctx context.Context, calls ...sdk.Call) {
+// again. The error is the recorder's: the calls must not run then.
+func (e *Executor) Announce(ctx context.Context, calls ...sdk.Call) error {
 	var evs []event.Data
 	for _, call := range calls {
 		if _, dup := e.announced.LoadOrStore(call.ID, true); dup {
@@ -152,12 +152,23 @@ func (e *Executor) Announce(ctx context.Context, calls ...sdk.Call) {
 	// One commit for the calls of the group, before any of them runs.
 	if err := event.RecordAll(context.WithoutCancel(ctx), e.rec, evs...); err != nil {
 		e.log.Error("event not recorded", "type", event.TypeToolCall, "calls", len(evs), "error", err)
+		return fmt.Errorf("record the tool.call events of %d calls: %w", len(evs), err)
 	}
+	return nil
 }
 
 // Run runs one call through every phase and records its events.
 func (e *Executor) Run(ctx context.Context, call sdk.Call) Outcome {
-	return e.run(ctx, call, e.rec, "")
+	return e.run(ctx, call, e.rec, "", false)
+}
+
+// RunDeferred is Run, except that the events recorded once the tool has
+// run (its last tool.progress lines and its tool.result) are deferred
+// (event.Defer): they are committed, and shown, with the next event the
+// recorder commits. The caller flushes the recorder once the batch of calls
+// it runs is done; the agent loop does.
+func (e *Executor) RunDeferred(ctx context.Context, call sdk.Call) Outcome {
+	return e.run(ctx, call, e.rec, "", true)
 }
 
 // RunApproved runs the call of action actionID, which a person approved
@@ -169,7 +180,7 @@ func (e *Executor) RunApproved(ctx context.Context, call sdk.Call, actionID stri
 	if rec == nil {
 		rec = e.rec
 	}
-	return e.run(ctx, call, rec, actionID)
+	return e.run(ctx, call, rec, actionID, false)
 }
 
 // callRun is the state of one call.
@@ -183,16 +194,21 @@ type callRun struct {
 	stopRun  string
 	pending  bool
 
+	// deferring: the tool has run and the caller asked for its last events
+	// to be deferred (RunDeferred).
+	deferLast bool
+	deferring bool
+
 	mu        sync.Mutex
 	recordErr error
 }
 
 // run runs a call; approvedAction is the id of an action approved before
 // (RunApproved), "" for a call of the running turn.
-func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approvedAction string) Outcome {
+func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approvedAction string, deferLast bool) Outcome {
 	start := time.Now()
 	approved := approvedAction != ""
-	c := &callRun{e: e, rec: rec, call: call, actionID: approvedAction}
+	c := &callRun{e: e, rec: rec, call: call, actionID: approvedAction, deferLast: deferLast}
 	if _, announced := e.announced.LoadAndDelete(call.ID); !approved && !announced {
 		c.record(ctx, event.ToolCall{CallID: call.ID, Tool: call.Tool, Arguments: argumentsJSON(call.Arguments)})
 	}
@@ -206,6 +222,7 @@ func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approve
 			c.noteRecordErr(err)
 		}
 	}
+	c.deferring = c.deferLast
 	c.record(ctx, ev)
 	e.observe(ctx, c.event(sdk.PhaseResult, &res))
 	out.RecordErr = c.recordErr
@@ -282,6 +299,7 @@ func (c *callRun) phases(ctx context.Context, approved bool) sdk.Result {
 	defer cancel()
 	keeper := newProgressKeeper(e.opts.ProgressStoreBytes)
 	res, xerr := execute(xctx, ent.Source, run, c.progress(ctx, keeper))
+	c.deferring = c.deferLast // the tool has run: what follows may wait
 	for _, ch := range keeper.flush() {
 		c.record(ctx, event.ToolProgress{CallID: c.call.ID, Stream: ch.stream, Text: ch.text})
 	}
@@ -356,7 +374,11 @@ func (c *callRun) event(phase string, res *sdk.Result) sdk.HookEvent {
 // record writes an event; a canceled call still gets its events.
 func (c *callRun) record(ctx context.Context, d event.Data) {
 	typ := d.EventType()
-	if err := c.rec.Record(context.WithoutCancel(ctx), d); err != nil {
+	record := c.rec.Record
+	if c.deferring {
+		record = func(ctx context.Context, d event.Data) error { return event.Defer(ctx, c.rec, d) }
+	}
+	if err := record(context.WithoutCancel(ctx), d); err != nil {
 		c.e.log.Error("event not recorded", "type", typ, "call", c.call.ID, "error", err)
 		c.noteRecordErr(fmt.Errorf("record %s of call %s: %w", typ, c.call.ID, err))
 	}

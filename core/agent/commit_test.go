@@ -1,0 +1,158 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/harness-agent/harness/core/event"
+	"github.com/harness-agent/harness/core/llm"
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/sdk"
+)
+
+// usageModel answers each request with the next message, streaming its
+// text and reporting usage as a provider does.
+type usageModel struct{ answers []llm.AssistantMessage }
+
+func (m *usageModel) Complete(_ context.Context, _ llm.Request, obs llm.Observer) (llm.AssistantMessage, llm.Binding, error) {
+	a := m.answers[0]
+	m.answers = m.answers[1:]
+	if a.Text != "" {
+		obs.OnChunk(0, "text", a.Text)
+	}
+	a.Usage = sdk.Usage{PromptTokens: 100, CompletionTokens: 10}
+	obs.OnUsage(llm.Binding{Name: "m"}, a.Usage, 0.001)
+	return a, llm.Binding{Name: "m"}, nil
+}
+
+type allowAll struct{}
+
+func (allowAll) Approve(context.Context, tools.ApprovalRequest) tools.Approval {
+	return tools.Approval{Run: true}
+}
+func (allowAll) Executed(context.Context, string, tools.ResultEvent) error { return nil }
+
+type echoSource struct{}
+
+func (echoSource) Execute(_ context.Context, call sdk.Call, _ sdk.Progress) (sdk.Result, error) {
+	return sdk.Result{Content: "ran " + call.ID}, nil
+}
+
+// commitRun runs a session whose first turn calls the tools of calls
+// (read_* tools are read-only) and whose second answers, on a real SQLite
+// store through the run's recorder. It returns the stored events, each
+// transaction's event types, and the events shown, in order.
+func commitRun(t *testing.T, calls ...string) (stored []session.Event, commits [][]string, shown []string) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := session.Open(filepath.Join(t.TempDir(), session.StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	info, err := store.CreateSession(ctx, session.SessionInfo{Agent: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := tools.NewRegistry()
+	for _, name := range []string{"read_a", "write_a"} {
+		spec := sdk.ToolSpec{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}
+		if err := reg.Add(tools.Tool{Spec: spec, Origin: tools.OriginBuiltin, Owner: "t", Source: echoSource{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := tools.SessionRecorder(store, info.ID)
+	rec.Sink = func(ev session.Event) {
+		shown = append(shown, ev.Type)
+		evs, err := store.Events(ctx, info.ID, 0)
+		if err != nil || int64(len(evs)) < ev.Seq {
+			t.Errorf("event %d (%s) shown before it was committed", ev.Seq, ev.Type)
+		}
+	}
+	ex, err := tools.NewExecutor(reg, tools.Options{Session: info.ID, Whitelist: []string{"read_a", "write_a"}, Approver: allowAll{}, Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tcs []sdk.ToolCall
+	for i, name := range calls {
+		tcs = append(tcs, sdk.ToolCall{ID: fmt.Sprintf("c%d", i+1), Name: name, Arguments: `{}`})
+	}
+	model := &usageModel{answers: []llm.AssistantMessage{{ToolCalls: tcs, FinishReason: "tool_calls"}, {Text: "done", FinishReason: "stop"}}}
+	cfg := Config{Session: info.ID, ReadOnly: func(name string) bool { return strings.HasPrefix(name, "read_") }}
+	_, out := New(cfg, model, ex, rec, rec).Run(ctx, []sdk.Message{{Role: sdk.RoleUser, Content: "go"}})
+	if out.Status != StatusCompleted {
+		t.Fatalf("outcome %+v", out)
+	}
+	if stored, err = store.Events(ctx, info.ID, 0); err != nil {
+		t.Fatal(err)
+	}
+	// The events of one transaction share its time; two transactions never do.
+	for i, ev := range stored {
+		if i == 0 || !ev.Time.Equal(stored[i-1].Time) {
+			commits = append(commits, nil)
+		}
+		commits[len(commits)-1] = append(commits[len(commits)-1], ev.Type)
+	}
+	u, err := store.UsageTotals(ctx, info.ID)
+	if err != nil || u.PromptTokens != 200 {
+		t.Errorf("usage %+v (%v), want both requests metered", u, err)
+	}
+	return stored, commits, shown
+}
+
+// A turn's events are committed in a few transactions, not one each: the
+// request's closing events with the tool.call of the calls that run first,
+// each result with the next call's tool.call, the last results at the end
+// of the batch. The order is the one events had when each was committed on
+// its own, every event is shown only once committed, and in store order.
+func TestTurnCommitsAreGrouped(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		calls []string
+		want  string
+	}{
+		{"one call", []string{"write_a"}, "[llm.request] [llm.usage assistant.message tool.call] [tool.result] " +
+			"[llm.request] [assistant.chunk llm.usage assistant.message agent.response]"},
+		{"calls one after another", []string{"write_a", "write_a"}, "[llm.request] [llm.usage assistant.message tool.call] " +
+			"[tool.result tool.call] [tool.result] [llm.request] [assistant.chunk llm.usage assistant.message agent.response]"},
+		{"a parallel batch, then a write", []string{"read_a", "read_a", "write_a"}, "[llm.request] [llm.usage assistant.message tool.call tool.call] " +
+			"[tool.result tool.result tool.call] [tool.result] [llm.request] [assistant.chunk llm.usage assistant.message agent.response]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			stored, commits, shown := commitRun(t, tc.calls...)
+			if got := fmt.Sprint(commits); got != "["+tc.want+"]" {
+				t.Errorf("transactions\n%s\nwant\n[%s]", got, tc.want)
+			}
+			var types []string
+			for _, ev := range stored {
+				types = append(types, ev.Type)
+			}
+			if !slices.Equal(types, shown) {
+				t.Errorf("shown %v, stored %v", shown, types)
+			}
+			// Results follow their calls, in the model's order for calls
+			// that ran one after another.
+			var ids []string
+			for _, ev := range stored {
+				if ev.Type == event.TypeToolCall || ev.Type == event.TypeToolResult {
+					var d struct {
+						CallID string `json:"call_id"`
+					}
+					_ = json.Unmarshal(ev.Data, &d)
+					ids = append(ids, ev.Type+" "+d.CallID)
+				}
+			}
+			if tc.name == "calls one after another" && strings.Join(ids, ",") != "tool.call c1,tool.result c1,tool.call c2,tool.result c2" {
+				t.Errorf("call events %v", ids)
+			}
+		})
+	}
+}
