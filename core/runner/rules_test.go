@@ -55,7 +55,7 @@ func TestEventsNeverCarrySecrets(t *testing.T) {
 				t.Fatal(err)
 			}
 			secrets := tt.secrets
-			rec := &recorder{store: s, session: info.ID, secrets: func() []string { return secrets }}
+			rec := &tools.StoreRecorder{Store: s, Session: info.ID, Redact: func(d event.Data) any { return redactEvent(d, secrets) }}
 			if err := rec.Record(ctx, event.AgentResponse{Text: tt.text}); err != nil {
 				t.Fatal(err)
 			}
