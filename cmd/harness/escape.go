@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/harness-agent/harness/core/event"
 )
 
 // visible makes every character a terminal would interpret, or that hides or
@@ -96,8 +99,77 @@ func hidden(r rune) bool {
 	return false
 }
 
+// visibleEvent is d with every string in it visible, map keys included;
+// the renderer runs it once on each event. Raw JSON in it (a call's
+// arguments, a result's presentation) is escaped where it is decoded
+// (visibleData, visibleValue).
+func visibleEvent(d event.Data) event.Data { return visibleValue(d) }
+
+// visibleValue is v with every string in it visible: in struct fields,
+// slices, maps (keys too), pointers and interfaces, at any depth. v's own
+// slices and maps may be changed in place: it is a value the caller
+// decoded for showing.
+func visibleValue[T any](v T) T {
+	rv := reflect.ValueOf(&v).Elem()
+	escapeStrings(rv)
+	return v
+}
+
+var bytesType = reflect.TypeOf([]byte(nil))
+
+// escapeStrings makes every string under v, which is settable, visible.
+func escapeStrings(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		if s := v.String(); !isPlain(s, false) {
+			v.SetString(visible(s))
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Field(i); f.CanSet() {
+				escapeStrings(f)
+			}
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			escapeStrings(v.Elem())
+		}
+	case reflect.Interface:
+		if !v.IsNil() {
+			c := reflect.New(v.Elem().Type()).Elem()
+			c.Set(v.Elem())
+			escapeStrings(c)
+			v.Set(c)
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Type().ConvertibleTo(bytesType) {
+			return // raw JSON or bytes: escaped where decoded
+		}
+		for i := range v.Len() {
+			escapeStrings(v.Index(i))
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return
+		}
+		out := reflect.MakeMapWithSize(v.Type(), v.Len())
+		it := v.MapRange()
+		for it.Next() {
+			k := reflect.New(v.Type().Key()).Elem()
+			k.Set(it.Key())
+			escapeStrings(k)
+			val := reflect.New(v.Type().Elem()).Elem()
+			val.Set(it.Value())
+			escapeStrings(val)
+			out.SetMapIndex(k, val)
+		}
+		v.Set(out)
+	}
+}
+
 // visibleData escapes every string inside a decoded JSON value, keys
-// included, in place where it can; the renderer runs it once on each event.
+// included, in place where it can: a tool's own arguments, which no type
+// of the harness describes.
 func visibleData(v any) any {
 	switch x := v.(type) {
 	case string:

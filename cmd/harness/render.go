@@ -13,13 +13,16 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/core/agent"
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/sdk"
 )
 
 // renderer shows a run to people (text, coloured on a terminal) and, with
 // --json, prints every event as a JSON Line on stdout. It receives events
-// after they are committed, one at a time, in order. Every string of an
-// event goes through visibleData before it is rendered.
+// after they are committed, one at a time, in order, and reads them as
+// their core/event types. Every string of an event goes through visible
+// (visibleEvent) before it is rendered.
 type renderer struct {
 	mu      sync.Mutex
 	human   io.Writer // people: stdout, or stderr with --json
@@ -89,20 +92,22 @@ func (r *renderer) style(code, s string) string {
 // absorb counts an earlier event of a resumed session (usage, for the
 // closing line's whole-session figures) without showing it.
 func (r *renderer) absorb(ev session.Event) {
-	if ev.Type != "llm.usage" {
+	if ev.Type != event.TypeLLMUsage {
 		return
 	}
-	var d map[string]any
-	_ = json.Unmarshal(ev.Data, &d)
+	u, err := event.As[event.LLMUsage](ev)
+	if err != nil {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.countUsage(d)
+	r.countUsage(u)
 }
 
-func (r *renderer) countUsage(d map[string]any) {
-	r.promptTok += num(d["prompt_tokens"])
-	r.cacheHit += num(d["cache_hit_tokens"])
-	r.cacheWrite += num(d["cache_write_tokens"])
+func (r *renderer) countUsage(u event.LLMUsage) {
+	r.promptTok += u.PromptTokens
+	r.cacheHit += u.CacheHitTokens
+	r.cacheWrite += u.CacheWriteTokens
 }
 
 func (r *renderer) event(ev session.Event) {
@@ -113,19 +118,34 @@ func (r *renderer) event(ev session.Event) {
 		if err == nil {
 			fmt.Fprintf(r.jsonOut, "%s\n", line)
 		}
-	}
-	var d map[string]any
-	_ = json.Unmarshal(ev.Data, &d)
-	if ev.Type == "llm.usage" {
-		r.countUsage(d)
-	}
-	if r.asJSON {
+		if ev.Type == event.TypeLLMUsage { // the only event the closing line needs
+			if u, err := event.As[event.LLMUsage](ev); err == nil {
+				r.countUsage(u)
+			}
+		}
 		return // people see the closing line only
 	}
-	d, _ = visibleData(d).(map[string]any)
+	d, err := event.Decode(ev)
+	if u, ok := d.(event.LLMUsage); ok {
+		r.countUsage(u)
+	}
 	r.stopSpinner()
-	io.WriteString(r.human, r.render(ev.Type, d))
+	if err != nil {
+		io.WriteString(r.human, r.undecodable(err))
+	} else {
+		io.WriteString(r.human, r.render(visibleEvent(d)))
+	}
 	r.resumeSpinner()
+}
+
+// undecodable says an event was not shown: one of a type this harness does
+// not know (a newer harness wrote the session) or whose data does not
+// decode as its type.
+func (r *renderer) undecodable(err error) string {
+	var b strings.Builder
+	r.newline(&b)
+	r.line(&b, ansiDim, visibleLine(fmt.Sprintf("· not shown: %v", err)))
+	return b.String()
 }
 
 func (r *renderer) stopSpinner() {
@@ -169,61 +189,61 @@ func (r *renderer) resume() {
 	r.resumeSpinner()
 }
 
-// render returns the text of one event for people.
-func (r *renderer) render(typ string, d map[string]any) string {
+// render returns the text of one event for people; every string in d is
+// already visible.
+func (r *renderer) render(d event.Data) string {
 	var b strings.Builder
-	if typ != "assistant.chunk" {
+	if _, chunk := d.(event.AssistantChunk); !chunk {
 		r.text.flush(&b, r.textStyle())
 	}
-	switch typ {
-	case "session.started":
-		if task := str(d["task"]); task != "" && r.disp.replay {
+	switch d := d.(type) {
+	case event.SessionStarted:
+		if d.Task != "" && r.disp.replay {
 			r.newline(&b)
-			r.block(&b, "task", taskText(task))
+			r.block(&b, "task", taskText(d.Task))
 		}
-	case "user.message":
+	case event.UserMessage:
 		if r.disp.replay {
 			r.newline(&b)
-			r.block(&b, "message", str(d["text"]))
+			r.block(&b, "message", d.Text)
 		}
-	case "session.resumed":
+	case event.SessionResumed:
 		if r.disp.replay {
 			r.newline(&b)
 			if r.cut {
 				r.line(&b, ansiYel, "— cut by the crash; resumed")
 			}
-			r.line(&b, ansiDim, fmt.Sprintf("↺ resumed after %s", countNoun(int(num(d["turns"])), "turn")))
+			r.line(&b, ansiDim, fmt.Sprintf("↺ resumed after %s", countNoun(d.Turns, "turn")))
 		}
 		r.cut = false
-	case "turn.interrupted":
+	case event.TurnInterrupted:
 		r.cut = false
 		if r.disp.replay {
 			r.newline(&b)
 			r.line(&b, ansiYel, "■ turn interrupted by the user")
 		}
-	case "session.ended":
+	case event.SessionEnded:
 		r.cut = false
 		if r.disp.replay {
 			r.newline(&b)
-			r.line(&b, ansiDim, "■ ended: "+str(d["status"]))
+			r.line(&b, ansiDim, "■ ended: "+d.Status)
 		}
-	case "llm.request":
+	case event.LLMRequest:
 		r.flushCalls(&b, true)
 		r.waitModel = time.Now()
 		r.partial, r.cut = false, false
 		r.answer.Reset()
-	case "assistant.chunk":
+	case event.AssistantChunk:
 		r.waitModel = time.Time{}
-		delta := str(d["delta"])
-		switch str(d["kind"]) {
-		case "text":
+		switch d.Kind {
+		case event.ChunkText:
 			if r.inReasoning {
 				r.text.flush(&b, r.textStyle())
 				r.text.breakLine(&b)
 				r.inReasoning = false
 			}
 			r.inText = true
-		case "reasoning":
+		case event.ChunkReasoning:
 			if !r.inReasoning {
 				r.newline(&b)
 				r.inReasoning = true
@@ -231,33 +251,32 @@ func (r *renderer) render(typ string, d map[string]any) string {
 		default:
 			return b.String()
 		}
-		if delta != "" {
+		if d.Delta != "" {
 			r.partial, r.cut = true, true
 		}
 		if !r.inReasoning {
-			r.answer.WriteString(delta)
+			r.answer.WriteString(d.Delta)
 		}
-		r.text.write(&b, delta, r.textStyle())
-	case "assistant.message":
+		r.text.write(&b, d.Delta, r.textStyle())
+	case event.AssistantMessage:
 		r.waitModel = time.Time{}
 		r.cut = false
-	case "llm.retry":
+	case event.LLMRetry:
 		r.waitModel = time.Now()
 		r.newline(&b)
-		msg := fmt.Sprintf("↻ attempt %d failed (%s); retrying in %dms", int(num(d["attempt"])), str(d["kind"]), num(d["delay_ms"]))
+		msg := fmt.Sprintf("↻ attempt %d failed (%s); retrying in %dms", d.Attempt, d.Kind, d.DelayMS)
 		if r.partial {
 			msg += " — its partial output above is void"
 		}
 		r.partial, r.cut = false, false
 		r.line(&b, ansiYel, msg)
-	case "tool.call":
+	case event.ToolCall:
 		r.waitModel = time.Time{}
 		r.newline(&b)
-		c := &callCard{id: str(d["call_id"]), tool: str(d["tool"]), started: time.Now()}
-		if args, ok := d["arguments"].(map[string]any); ok {
-			c.command = str(args["command"])
-		}
-		parts := wrapLine(visibleLine(str(d["tool"])+" "+argsSummary(d["arguments"])), max(r.disp.width-2, 0))
+		c := &callCard{id: d.CallID, tool: d.Tool, started: time.Now()}
+		args := toolArguments(d.Arguments)
+		c.command, _ = args["command"].(string)
+		parts := wrapLine(visibleLine(d.Tool+" "+argsSummary(args)), max(r.disp.width-2, 0))
 		for i, part := range parts {
 			mark := r.style(ansiCyan, "●")
 			if i > 0 {
@@ -268,62 +287,81 @@ func (r *renderer) render(typ string, d map[string]any) string {
 		c.header = strings.Join(parts, "\n")
 		r.calls = append(r.calls, c)
 		r.printHeader(&b, c)
-	case "tool.progress":
-		if c := r.card(str(d["call_id"])); c != nil && !c.done {
+	case event.ToolProgress:
+		if c := r.card(d.CallID); c != nil && !c.done {
 			r.printHeader(&b, c)
 			if !c.streamed && c.command != "" {
 				r.gutterLines(&b, "$ "+c.command, "")
 			}
 			c.streamed = true
-			r.gutterLines(&b, strings.TrimRight(str(d["text"]), "\n"), ansiDim)
+			r.gutterLines(&b, strings.TrimRight(d.Text, "\n"), ansiDim)
 		}
-	case "action.proposed":
-		if c := r.card(str(d["call_id"])); c != nil {
+	case event.ActionProposed:
+		if c := r.card(d.CallID); c != nil {
 			r.printHeader(&b, c)
 		}
-		fmt.Fprintf(&b, "  %s %s\n", r.style(ansiYel, "?"), visibleLine(str(d["summary"])))
-	case "action.decided":
+		fmt.Fprintf(&b, "  %s %s\n", r.style(ansiYel, "?"), visibleLine(d.Summary))
+	case event.ActionDecided:
 		mark, code := "✓", ansiGreen
-		if str(d["decision"]) != "approved" {
+		if d.Decision != "approved" {
 			mark, code = "✗", ansiRed
 		}
-		rule := str(d["rule"])
+		rule := d.Rule
 		if rule != "" {
 			rule = ": " + rule
 		}
-		fmt.Fprintf(&b, "  %s\n", r.style(code, visibleLine(fmt.Sprintf("%s %s by %s%s", mark, str(d["decision"]), str(d["by"]), rule))))
-	case "tool.result":
-		c := r.card(str(d["call_id"]))
+		fmt.Fprintf(&b, "  %s\n", r.style(code, visibleLine(fmt.Sprintf("%s %s by %s%s", mark, d.Decision, d.By, rule))))
+	case event.ToolResult:
+		c := r.card(d.CallID)
 		if c == nil {
-			c = &callCard{id: str(d["call_id"])}
+			c = &callCard{id: d.CallID}
 			r.calls = append(r.calls, c)
 		}
 		c.result, c.done = r.resultCard(d, c.streamed), true
 		r.flushCalls(&b, false)
-	case "context.compacted":
+	case event.ContextCompacted:
 		r.newline(&b)
-		r.line(&b, ansiDim, fmt.Sprintf("↺ context compacted: %d → %d tokens, %s summarized (%s)", num(d["tokens_before"]), num(d["tokens_after"]), countNoun(int(num(d["dropped_messages"])), "message"), str(d["summarizer"])))
-	case "toolloop.limit_reached":
+		r.line(&b, ansiDim, fmt.Sprintf("↺ context compacted: %d → %d tokens, %s summarized (%s)", d.TokensBefore, d.TokensAfter, countNoun(d.DroppedMessages, "message"), d.Summarizer))
+	case event.LimitReached:
 		r.newline(&b)
-		r.line(&b, ansiYel, "■ limit reached: "+str(d["limit"]))
-	case "error":
+		r.line(&b, ansiYel, "■ limit reached: "+d.Limit)
+	case event.Error:
 		r.waitModel = time.Time{}
 		r.shownError = true
 		r.newline(&b)
-		r.line(&b, ansiRed, fmt.Sprintf("✗ %s: %s", str(d["kind"]), humanText(str(d["message"]))))
-	case "agent.response":
+		r.line(&b, ansiRed, fmt.Sprintf("✗ %s: %s", d.Kind, humanText(d.Message)))
+	case event.AgentResponse:
 		r.flushCalls(&b, true)
 		r.newline(&b)
-		if refused, _ := d["refusal"].(bool); refused {
+		if d.Refusal {
 			fmt.Fprintf(&b, "%s\n", r.style(ansiYel, "⊘ the model refused to answer (finish reason refusal)"))
 		}
-	default:
-		if strings.HasPrefix(typ, "artifact.") {
-			r.newline(&b)
-			fmt.Fprintf(&b, "%s %s\n", r.style(ansiCyan, "◆ "+strings.TrimPrefix(typ, "artifact.")+":"), visibleLine(str(d["title"])))
-		}
+	case event.Note:
+		r.artifact(&b, d, d.Title)
+	case event.Decision:
+		r.artifact(&b, d, d.Title)
+	case event.Checklist:
+		r.artifact(&b, d, d.Title)
 	}
 	return b.String()
+}
+
+// artifact shows that the agent recorded an artifact: its type and title.
+func (r *renderer) artifact(b *strings.Builder, d event.Data, title string) {
+	r.newline(b)
+	fmt.Fprintf(b, "%s %s\n", r.style(ansiCyan, "◆ "+strings.TrimPrefix(d.EventType(), event.ArtifactPrefix)+":"), visibleLine(title))
+}
+
+// toolArguments are a call's arguments as the tool's own JSON object (no
+// type of the harness describes them), every string visible; nil when
+// they are not an object.
+func toolArguments(raw json.RawMessage) map[string]any {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	m, _ := visibleData(v).(map[string]any)
+	return m
 }
 
 // line writes one line of the run's own text (not in a card), wrapped to
@@ -395,10 +433,10 @@ func (r *renderer) flushCalls(b *strings.Builder, all bool) {
 // resultCard renders a tool result from its presentation view; streamed
 // says its output was shown as it came (a terminal card then shows the
 // exit status only).
-func (r *renderer) resultCard(d map[string]any, streamed bool) string {
+func (r *renderer) resultCard(d event.ToolResult, streamed bool) string {
 	var b strings.Builder
-	if e, ok := d["error"].(map[string]any); ok {
-		msg := visibleLine(fmt.Sprintf("✗ %s: %s", str(e["kind"]), firstLine(humanText(str(e["message"])))))
+	if e := d.Error; e != nil {
+		msg := visibleLine(fmt.Sprintf("✗ %s: %s", e.Kind, firstLine(humanText(e.Message))))
 		for i, part := range wrapLine(msg, max(r.disp.width-4, 0)) {
 			indent := "  "
 			if i > 0 {
@@ -408,40 +446,37 @@ func (r *renderer) resultCard(d map[string]any, streamed bool) string {
 		}
 		return b.String()
 	}
-	p, _ := d["presentation"].(map[string]any)
-	switch str(p["kind"]) {
-	case "diff":
-		r.diffLines(&b, str(p["unified"]), 0)
-	case "terminal":
+	view, _ := d.View() // a view this harness does not know shows the content
+	switch p := visibleValue(view).(type) {
+	case sdk.DiffView:
+		r.diffLines(&b, p.Unified, 0)
+	case sdk.TerminalView:
 		if !streamed { // else the output is above, as it came
-			r.terminalOutput(&b, str(p["command"]), str(p["output"]))
+			r.terminalOutput(&b, p.Command, p.Output)
 		}
-		code := num(p["exit_code"])
 		status := r.style(ansiGreen, "exit 0")
-		if code != 0 {
-			status = r.style(ansiRed, fmt.Sprintf("exit %d", code))
+		if p.ExitCode != 0 {
+			status = r.style(ansiRed, fmt.Sprintf("exit %d", p.ExitCode))
 		}
 		fmt.Fprintf(&b, "  └ %s\n", status)
-	case "search":
-		hits, _ := p["hits"].([]any)
-		r.gutterLines(&b, fmt.Sprintf("%s for %q", countNoun(int(num(p["total"])), "matching line"), str(p["query"])), "")
-		for i, h := range hits {
+	case sdk.SearchView:
+		r.gutterLines(&b, fmt.Sprintf("%s for %q", countNoun(p.Total, "matching line"), p.Query), "")
+		for i, h := range p.Hits {
 			if i == 8 {
-				r.gutterLines(&b, fmt.Sprintf("… %d more shown to the model", len(hits)-i), ansiDim)
+				r.gutterLines(&b, fmt.Sprintf("… %d more shown to the model", len(p.Hits)-i), ansiDim)
 				break
 			}
-			hm, _ := h.(map[string]any)
-			r.gutterLines(&b, fmt.Sprintf("%s:%d: %s", str(hm["path"]), num(hm["line"]), strings.TrimSpace(str(hm["text"]))), "")
+			r.gutterLines(&b, fmt.Sprintf("%s:%d: %s", h.Path, h.Line, strings.TrimSpace(h.Text)), "")
 		}
-		if hidden := num(p["total"]) - int64(len(hits)); hidden > 0 {
+		if hidden := p.Total - len(p.Hits); hidden > 0 {
 			r.gutterLines(&b, fmt.Sprintf("… %d not shown to the model either", hidden), ansiDim)
 		}
-	case "file":
-		r.gutterLines(&b, fmt.Sprintf("%s lines %d–%d", str(p["path"]), num(p["start_line"]), num(p["end_line"])), "")
-	case "text":
-		r.gutterLines(&b, strings.Join(tail(strings.Split(strings.TrimRight(str(p["text"]), "\n"), "\n"), 6), "\n"), "")
+	case sdk.FileView:
+		r.gutterLines(&b, fmt.Sprintf("%s lines %d–%d", p.Path, p.StartLine, p.EndLine), "")
+	case sdk.TextView:
+		r.gutterLines(&b, strings.Join(tail(strings.Split(strings.TrimRight(p.Text, "\n"), "\n"), 6), "\n"), "")
 	default:
-		if c := firstLine(str(d["content"])); c != "" {
+		if c := firstLine(d.Content); c != "" {
 			r.gutterLines(&b, c, "")
 		}
 	}
@@ -631,11 +666,8 @@ func humanText(msg string) string {
 	return msg
 }
 
-func argsSummary(v any) string {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return ""
-	}
+// argsSummary is a call's arguments on one line: key=value, sorted.
+func argsSummary(m map[string]any) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -667,16 +699,6 @@ func tail(lines []string, n int) []string {
 		return lines
 	}
 	return append([]string{fmt.Sprintf("… %d lines above", len(lines)-n)}, lines[len(lines)-n:]...)
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-func num(v any) int64 {
-	f, _ := v.(float64)
-	return int64(f)
 }
 
 func thousands(n int64) string {

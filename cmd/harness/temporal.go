@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -90,7 +89,7 @@ func dialTemporal(address string) (client.Client, error) {
 func (c *cli) runTemporal(ctx context.Context, cfg *config.Config, f runFlags, e engineChoice, task string, view *renderer, storePath string) error {
 	opts := runner.Options{Config: cfg, Agent: f.agent, StorePath: storePath, StateDir: c.locator.StateFolder(), Builtins: builtinCatalog(),
 		Logger: c.logger, LeaseOwner: leaseOwner(e.queue),
-		Engine: map[string]any{"name": engineTemporal, "address": e.address, "task_queue": e.queue}}
+		Engine: &event.Engine{Name: engineTemporal, Address: e.address, TaskQueue: e.queue}}
 	r, err := runner.Open(ctx, opts)
 	if err != nil {
 		return c.openError(cfg, err)
@@ -165,8 +164,7 @@ func (c *cli) follow(ctx context.Context, storePath, id string, view *renderer, 
 			view.event(ev)
 			after = ev.Seq
 			if ev.Type == event.TypeSessionEnded {
-				var d event.SessionEnded
-				_ = json.Unmarshal(ev.Data, &d)
+				d, _ := event.As[event.SessionEnded](ev)
 				out := agent.Outcome{Status: d.Status}
 				view.closing(id, out, agent.Totals{Turns: d.Turns, Tokens: d.Tokens, CostUSD: d.CostUSD, Pending: d.PendingActions})
 				return silentExit(statusExit(d.Status))
@@ -411,12 +409,11 @@ func temporalSession(ctx context.Context, store *session.Store, id string) (addr
 		if ev.Type != event.TypeSessionStarted {
 			continue
 		}
-		var d event.SessionStarted
-		if err := json.Unmarshal(ev.Data, &d); err != nil {
+		d, err := event.As[event.SessionStarted](ev)
+		if err != nil || d.Engine == nil {
 			return "", false, err
 		}
-		address, _ = d.Engine["address"].(string)
-		return address, d.Engine["name"] == engineTemporal, nil
+		return d.Engine.Address, d.Engine.Name == engineTemporal, nil
 	}
 	return "", false, nil
 }

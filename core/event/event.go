@@ -145,7 +145,9 @@ func Decode(ev session.Event) (Data, error) {
 	return d, nil
 }
 
-// DecodeData decodes data as the payload of an event of type typ.
+// DecodeData decodes data as the payload of an event of type typ. Fields
+// it does not know are ignored (docs/events.md: consumers ignore fields
+// they do not know), so a newer harness's sessions still read.
 func DecodeData(typ string, data json.RawMessage) (Data, error) {
 	switch typ {
 	case TypeSessionStarted:
@@ -196,6 +198,20 @@ func DecodeData(typ string, data json.RawMessage) (Data, error) {
 	return nil, fmt.Errorf("unknown event type %q (the known types are in docs/events.md)", typ)
 }
 
+// As decodes ev as a T: an error when ev is an event of another type or
+// its data does not decode.
+func As[T Data](ev session.Event) (T, error) {
+	var zero T
+	if ev.Type != zero.EventType() {
+		return zero, fmt.Errorf("event %d is %s, not %s", ev.Seq, ev.Type, zero.EventType())
+	}
+	d, err := Decode(ev)
+	if err != nil {
+		return zero, err
+	}
+	return d.(T), nil
+}
+
 func decode[T Data](data json.RawMessage) (Data, error) {
 	var v T
 	if len(data) == 0 {
@@ -217,9 +233,17 @@ type SessionStarted struct {
 	// Task is the first user message as sent, with the session facts.
 	Task      string `json:"task"`
 	Workspace string `json:"workspace"`
-	// Engine says where a session runs when not on the local engine:
-	// name "temporal", address and task_queue.
-	Engine map[string]any `json:"engine,omitempty"`
+	// Engine says where a session runs when not on the local engine.
+	Engine *Engine `json:"engine,omitempty"`
+}
+
+// Engine is where a session runs: the Temporal engine's name, the
+// frontend's address and the task queue. Its fields are in alphabetical
+// order: it was a map.
+type Engine struct {
+	Address   string `json:"address"`
+	Name      string `json:"name"`
+	TaskQueue string `json:"task_queue"`
 }
 
 // SessionResumed: a `run --resume` continues the session.

@@ -15,7 +15,8 @@ import (
 func samples() []Data {
 	args := json.RawMessage(`{"path":"a.go"}`)
 	return []Data{
-		SessionStarted{Agent: "a", Config: "/c.hcl", Model: "m", Task: "do <it>", Workspace: "/w"},
+		SessionStarted{Agent: "a", Config: "/c.hcl", Model: "m", Task: "do <it>", Workspace: "/w",
+			Engine: &Engine{Address: "localhost:7233", Name: "temporal", TaskQueue: "harness"}},
 		SessionResumed{Agent: "a", Messages: 3, Turns: 2},
 		UserMessage{Text: "more"},
 		TurnInterrupted{Partial: "so far", Request: true},
@@ -52,9 +53,17 @@ var structTyped = map[string]bool{
 	TypeArtifactNote: true, TypeArtifactDecision: true, TypeArtifactChecklist: true,
 }
 
+// appendedLater are the fields added to a map-era payload after this
+// package replaced the maps: they come last, in declaration order, as the
+// stream has had them since.
+var appendedLater = map[string][]string{
+	TypeSessionStarted: {"engine"},
+}
+
 // TestEncodingIsAsBefore proves the --json stream is byte-compatible with
 // the map payloads the writers used to build: a struct's encoding equals
-// the encoding of the same fields as a map.
+// the encoding of the same fields as a map (then the fields appended
+// later).
 func TestEncodingIsAsBefore(t *testing.T) {
 	for _, d := range samples() {
 		got, err := json.Marshal(d)
@@ -70,7 +79,16 @@ func TestEncodingIsAsBefore(t *testing.T) {
 		if err := json.Unmarshal(got, &m); err != nil {
 			t.Fatalf("%s: %v", d.EventType(), err)
 		}
+		var later []byte
+		for _, k := range appendedLater[d.EventType()] {
+			if v, ok := m[k]; ok {
+				key, _ := json.Marshal(k)
+				later = append(append(append(append(later, ','), key...), ':'), v...)
+				delete(m, k)
+			}
+		}
 		want, _ := json.Marshal(m)
+		want = append(append(want[:len(want)-1], later...), '}')
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s encodes as\n%s\nbut the map payload encoded as\n%s\n(keep the fields in alphabetical order of their JSON names)", d.EventType(), got, want)
 		}
@@ -84,9 +102,16 @@ func TestAssistantMessageEncoding(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 
+	// So was the engine of session.started.
+	got, _ = json.Marshal(Engine{Address: "a:1", Name: "temporal", TaskQueue: "q"})
+	want, _ := json.Marshal(map[string]any{"name": "temporal", "address": "a:1", "task_queue": "q"})
+	if string(got) != string(want) {
+		t.Errorf("engine: got %s, want %s", got, want)
+	}
+
 	got, _ = json.Marshal(AssistantMessage{Model: "m"})
-	want := `{"content":"","finish_reason":"","model":"m","reasoning":"","tool_calls":[],"turn":0}`
-	if string(got) != want {
+	want = []byte(`{"content":"","finish_reason":"","model":"m","reasoning":"","tool_calls":[],"turn":0}`)
+	if string(got) != string(want) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
@@ -123,4 +148,14 @@ func TestDecodeRejectsUnknownAndMalformed(t *testing.T) {
 	if err != nil || d != (UserMessage{}) {
 		t.Errorf("empty data: %#v, %v", d, err)
 	}
+}
+
+// eventOf is d as the store returns it, at seq.
+func eventOf(t *testing.T, seq int64, d Data) session.Event {
+	t.Helper()
+	raw, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return session.Event{Seq: seq, Session: "s-1", Type: d.EventType(), Data: raw}
 }

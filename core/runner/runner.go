@@ -51,7 +51,7 @@ type Options struct {
 	LeaseOwner string
 	// Engine, when set, is recorded in session.started as "engine": where
 	// the session runs (`harness actions approve` signals it there).
-	Engine map[string]any
+	Engine *event.Engine
 }
 
 // Runner is one agent's run in one session.

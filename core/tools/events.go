@@ -35,24 +35,9 @@ func (o Outcome) ResultEvent() event.ToolResult {
 	return ev
 }
 
-// MarshalPresentation encodes a presentation view as a JSON object with its
-// kind: {"kind":"terminal","command":…,"exit_code":…,"output":…}. A nil
-// view is nil.
-func MarshalPresentation(p sdk.Presentation) json.RawMessage {
-	if p == nil {
-		return nil
-	}
-	body, err := json.Marshal(p)
-	if err != nil || len(body) < 2 || body[0] != '{' {
-		return nil
-	}
-	kind, _ := json.Marshal(p.PresentationKind())
-	out := append([]byte(`{"kind":`), kind...)
-	if len(body) > 2 {
-		out = append(out, ',')
-	}
-	return append(out, body[1:]...)
-}
+// MarshalPresentation encodes a presentation view as tool.result carries
+// it (event.MarshalPresentation, which also decodes it).
+func MarshalPresentation(p sdk.Presentation) json.RawMessage { return event.MarshalPresentation(p) }
 
 // SessionRecorder records events in session id of store.
 func SessionRecorder(store *session.Store, id string) *StoreRecorder {
