@@ -64,7 +64,7 @@ func synthetic(n int) *recording {
 		r.add("tool.result", map[string]any{"call_id": call, "tool": "terminal", "ok": turn%5 != 0, "content": "1\n2\n3", "presentation": views[turn%len(views)], "duration_ms": 120, "action_id": action})
 	}
 	r.add("agent.response", map[string]any{"text": "Done."})
-	r.add("session.ended", map[string]any{"status": "completed", "turns": 1, "tokens": 1, "cost_usd": 0.1, "pending_actions": []string{}})
+	r.add("session.ended", map[string]any{"status": "completed", "turns": 1, "tokens": 1, "cost_usd": 0.1, "pending_actions": 0})
 	return r
 }
 

@@ -99,6 +99,11 @@
       text(it, d.text);
       cur = timeline;
     },
+    "turn.interrupted": function (ev, d) {
+      var it = item(timeline, ev, "Turn interrupted by the user" + (d.request ? " while the model answered" : " while tools ran"), "top-level warn");
+      if (d.partial) text(it, d.partial);
+      cur = timeline;
+    },
     "llm.request": function (ev, d) {
       var sec = el("div", "turn");
       timeline.appendChild(sec);
@@ -210,7 +215,7 @@
       add(title, "span", "", "Ended ");
       badge(title, str(d.status), "st-" + String(d.status || "").replace(/[^a-z_]/g, ""));
       add(it, "div", "small", num(d.turns) + " turns · " + num(d.tokens) + " tokens · " + usd(d.cost_usd) +
-        (d.pending_actions && d.pending_actions.length ? " · pending: " + d.pending_actions.join(", ") : ""));
+        (Number(d.pending_actions) > 0 ? " · " + num(d.pending_actions) + " pending approval (harness actions list)" : ""));
       cur = timeline;
     }
   };
