@@ -122,7 +122,7 @@ func (c *cli) actionsDecide(ctx context.Context, workspace, id string, approve, 
 	if err != nil {
 		return err
 	}
-	if a.Status != session.ActionPending {
+	if a.Status != session.ActionStatusPending {
 		return exitf(exitFailed, "action %s is already %s (by %s: %s)", a.ID, a.Status, a.DecidedBy, a.Rule)
 	}
 	if address, onTemporal, err := temporalSession(ctx, store, a.Session); err != nil {
@@ -238,7 +238,7 @@ func (c *cli) sessionExecutor(ctx context.Context, store *session.Store, id, doi
 // resumeHint tells how to continue the session once it has no pending
 // action left.
 func (c *cli) resumeHint(ctx context.Context, store *session.Store, id string) {
-	pending, err := store.Actions(ctx, id, session.ActionPending)
+	pending, err := store.Actions(ctx, id, session.ActionStatusPending)
 	if err != nil || len(pending) > 0 {
 		return
 	}

@@ -67,7 +67,7 @@ func (c *cli) actionsShow(ctx context.Context, workspace, id string) error {
 	view.gutterLines(&b, visible(a.Summary), "")
 	fmt.Fprintf(&b, "  arguments\n")
 	view.gutterLines(&b, visible(indentJSON(a.Arguments)), "")
-	if a.Kind == approval.ActionWriteFile && a.Status == session.ActionPending {
+	if a.Kind == session.ActionKindWriteFile && a.Status == session.ActionStatusPending {
 		c.showPendingWrite(ctx, store, view, &b, a)
 	}
 	_, err = fmt.Fprint(c.stdout, b.String())

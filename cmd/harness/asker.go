@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/core/approval"
+	"github.com/harness-agent/harness/core/session"
 )
 
 // maxQuestionDiff is how many diff lines an approval question shows; the
@@ -106,7 +107,7 @@ func (r *renderer) question(act approval.Action) string {
 		if more := r.diffLines(&b, visible(act.Diff), maxQuestionDiff); more > 0 {
 			r.gutterLines(&b, fmt.Sprintf("… %s more, see `harness actions show %s`", countNoun(more, "line"), act.ID), ansiDim)
 		}
-	case len(act.Arguments) > 0 && act.Kind != approval.ActionWriteFile:
+	case len(act.Arguments) > 0 && act.Kind != session.ActionKindWriteFile:
 		r.gutterLines(&b, visible(indentJSON(act.Arguments)), "")
 	}
 	answers := "[y]es / [n]o / n REASON: no, and tell the model why"

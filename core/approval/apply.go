@@ -70,7 +70,7 @@ func ApplyVerdict(ctx context.Context, store *session.Store, ex *tools.Executor,
 	if err != nil {
 		return tools.Outcome{}, err
 	}
-	if a.Status != session.ActionPending {
+	if a.Status != session.ActionStatusPending {
 		return tools.Outcome{}, fmt.Errorf("action %s is %s: only a pending action can be approved or denied", a.ID, a.Status)
 	}
 	if v.Approve && (ex == nil || !ex.Visible(a.Tool)) {
@@ -144,9 +144,9 @@ func ApproveElsewhere(ctx context.Context, store *session.Store, id, host string
 // resumed run calls it before it rebuilds the conversation. A call whose
 // tool the configuration no longer offers gets an error result: it was
 // decided, so it is not asked again.
-// rec records (and may print) the events, in session.
-func RunDecided(ctx context.Context, store *session.Store, ex *tools.Executor, rec tools.Recorder, session string) ([]tools.Outcome, error) {
-	approved, err := store.Actions(ctx, session, Approved)
+// rec records (and may print) the events, in session sid.
+func RunDecided(ctx context.Context, store *session.Store, ex *tools.Executor, rec tools.Recorder, sid string) ([]tools.Outcome, error) {
+	approved, err := store.Actions(ctx, sid, session.ActionStatusApproved)
 	if err != nil {
 		return nil, err
 	}

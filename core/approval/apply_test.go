@@ -47,7 +47,7 @@ func TestApplyRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			decided := run.events(t, approval.EventDecided)
+			decided := run.events(t, event.TypeActionDecided)
 			results := run.events(t, event.TypeToolResult)
 			if len(decided) != 2 || decided[1]["decision"] != map[bool]string{true: "approved", false: "denied"}[tt.approve] || decided[1]["by"] != "user" {
 				t.Errorf("action.decided events %v", decided)
@@ -158,7 +158,7 @@ func TestApplyTimeoutVerdict(t *testing.T) {
 	if e.src.count() != 0 {
 		t.Errorf("the timed-out call ran %d times", e.src.count())
 	}
-	decided := e.events(t, approval.EventDecided)
+	decided := e.events(t, event.TypeActionDecided)
 	if len(decided) != 2 || decided[1]["by"] != "unattended" || !strings.Contains(decided[1]["rule"].(string), "approval_timeout") {
 		t.Errorf("action.decided events %v", decided)
 	}

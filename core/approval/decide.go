@@ -64,7 +64,7 @@ func (p *Pipeline) decide(ctx context.Context, req tools.ApprovalRequest, pl pla
 		}
 	}
 	// 3. Allow rules, which never approve a command that did not parse.
-	if pl.allow != "" && (pl.kind != ActionTerminal || pl.parsed) {
+	if pl.allow != "" && (pl.kind != session.ActionKindTerminal || pl.parsed) {
 		return verdict{decision: Approved, by: ByPolicy, rule: pl.allow}
 	}
 	// 4. An "always" answered earlier in the session.
@@ -139,7 +139,7 @@ func (p *Pipeline) remembered(pl plan) (string, bool) {
 	if len(p.always) == 0 {
 		return "", false
 	}
-	if pl.kind == ActionTerminal && pl.parsed {
+	if pl.kind == session.ActionKindTerminal && pl.parsed {
 		patterns := p.always.patterns()
 		if len(patterns) == 0 {
 			return "", false

@@ -12,6 +12,7 @@ import (
 
 	"github.com/harness-agent/harness/core/approval"
 	"github.com/harness-agent/harness/core/config"
+	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -63,7 +64,7 @@ func TestEditFileApproval(t *testing.T) {
 		}
 		act := asker.asked[0]
 		wantDiff := "--- a/docs.md\n+++ b/docs.md\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"
-		if act.Kind != approval.ActionWriteFile || act.Tool != "edit_file" || act.Summary != "edit docs.md (+1 −1 lines)" || act.Diff != wantDiff {
+		if act.Kind != session.ActionKindWriteFile || act.Tool != "edit_file" || act.Summary != "edit docs.md (+1 −1 lines)" || act.Diff != wantDiff {
 			t.Errorf("asked %+v\ndiff %q, want %q", act, act.Diff, wantDiff)
 		}
 		if !strings.Contains(act.Reason, "outside permissions.write") {

@@ -141,7 +141,7 @@ func (p *Pipeline) Approve(ctx context.Context, req tools.ApprovalRequest) tools
 	if err := p.rec.Record(keep, event.ActionProposed{
 		ActionID: act.ID, CallID: act.CallID, Tool: act.Tool, Kind: act.Kind, Summary: act.Summary,
 	}); err != nil {
-		p.log.Error("event not recorded", "type", EventProposed, "action", act.ID, "error", err)
+		p.log.Error("event not recorded", "type", event.TypeActionProposed, "action", act.ID, "error", err)
 	}
 
 	d := p.decide(ctx, req, pl, act)
@@ -158,7 +158,7 @@ func (p *Pipeline) Approve(ctx context.Context, req tools.ApprovalRequest) tools
 	if err := p.rec.Record(keep, event.ActionDecided{
 		ActionID: act.ID, CallID: act.CallID, Decision: d.decision, By: d.by, Rule: d.rule, Remember: d.remember,
 	}); err != nil {
-		p.log.Error("event not recorded", "type", EventDecided, "action", act.ID, "error", err)
+		p.log.Error("event not recorded", "type", event.TypeActionDecided, "action", act.ID, "error", err)
 	}
 	p.log.Debug("action decided", "action", act.ID, "tool", act.Tool, "decision", d.decision, "by", d.by, "rule", d.rule)
 

@@ -9,6 +9,8 @@ import (
 
 	"github.com/harness-agent/harness/core/approval"
 	"github.com/harness-agent/harness/core/config"
+	"github.com/harness-agent/harness/core/event"
+	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -57,10 +59,10 @@ func check(t *testing.T, e *env, asker *fakeAsker, tool string, arguments []byte
 	if w.decision != approval.Deferred && (a.DecidedBy != w.by || !strings.Contains(a.Rule, w.rule)) {
 		t.Errorf("action decided by %q rule %q, want %q %q", a.DecidedBy, a.Rule, w.by, w.rule)
 	}
-	if ps := e.events(t, approval.EventProposed); len(ps) != 1 || ps[0]["action_id"] != a.ID || ps[0]["kind"] != a.Kind {
+	if ps := e.events(t, event.TypeActionProposed); len(ps) != 1 || ps[0]["action_id"] != a.ID || ps[0]["kind"] != a.Kind {
 		t.Errorf("action.proposed events %v", ps)
 	}
-	ds := e.events(t, approval.EventDecided)
+	ds := e.events(t, event.TypeActionDecided)
 	if len(ds) != 1 || ds[0]["action_id"] != a.ID || ds[0]["decision"] != w.decision || ds[0]["by"] != w.by || !strings.Contains(fmt.Sprint(ds[0]["rule"]), w.rule) {
 		t.Errorf("action.decided events %v, want %s by %s (%s)", ds, w.decision, w.by, w.rule)
 	}
@@ -277,9 +279,9 @@ func TestToolsAndMCPDecisions(t *testing.T) {
 			e := newEnv(t, ws, store, envOptions{yes: tt.yes})
 			check(t, e, nil, tt.tool, []byte(`{"x":1}`), tt.want)
 			if acts := e.actions(t); len(acts) == 1 {
-				wantKind := approval.ActionTool
+				wantKind := session.ActionKindTool
 				if strings.Contains(tt.tool, "__") {
-					wantKind = approval.ActionMCP
+					wantKind = session.ActionKindMCP
 				}
 				if acts[0].Kind != wantKind {
 					t.Errorf("action kind %q, want %q", acts[0].Kind, wantKind)
@@ -299,7 +301,7 @@ func TestAskerSeesTheAction(t *testing.T) {
 		t.Fatal("not asked")
 	}
 	a := asker.asked[0]
-	if a.ID == "" || a.Kind != approval.ActionTerminal || a.Summary != "ls && curl example.com" || !strings.Contains(a.Reason, "curl example.com") {
+	if a.ID == "" || a.Kind != session.ActionKindTerminal || a.Summary != "ls && curl example.com" || !strings.Contains(a.Reason, "curl example.com") {
 		t.Errorf("asked about %+v", a)
 	}
 }

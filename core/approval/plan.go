@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/core/config"
+	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/shellpolicy"
 	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/internal/textedit"
@@ -60,9 +61,9 @@ func (p *Pipeline) plan(req tools.ApprovalRequest) (plan, *sdk.Error) {
 	case t.Origin == tools.OriginBuiltin && t.Spec.Writes:
 		return p.planBuiltinWrite(req), nil
 	case t.Origin == tools.OriginMCP:
-		return planBlock(req, ActionMCP, fmt.Sprintf("mcp %q", t.Owner)), nil
+		return planBlock(req, session.ActionKindMCP, fmt.Sprintf("mcp %q", t.Owner)), nil
 	case t.Spec.Writes || t.Spec.Executes:
-		return planBlock(req, ActionTool, fmt.Sprintf("plugin %q", t.Owner)), nil
+		return planBlock(req, session.ActionKindTool, fmt.Sprintf("plugin %q", t.Owner)), nil
 	}
 	return plan{}, nil
 }
@@ -75,7 +76,7 @@ func (p *Pipeline) planTerminal(call sdk.Call) (plan, *sdk.Error) {
 		return plan{}, sdk.Errorf(sdk.KindInvalidArgs, "terminal: arguments: %v", err)
 	}
 	v := shellpolicy.Classify(args.Command, p.policy)
-	pl := plan{kind: ActionTerminal, summary: oneLine(args.Command), scope: terminalScope(args.Command, v), command: args.Command, parsed: v.Parsed}
+	pl := plan{kind: session.ActionKindTerminal, summary: oneLine(args.Command), scope: terminalScope(args.Command, v), command: args.Command, parsed: v.Parsed}
 	for _, c := range v.Commands {
 		pl.commands = append(pl.commands, c.Text)
 	}
@@ -203,7 +204,7 @@ func (p *Pipeline) planFileWrite(tool, path string, after func(change) (string, 
 		return plan{}, sdk.Errorf(sdk.KindPathEscape, "%s: %q is %v %s; write inside the workspace", tool, path, err, p.workspace)
 	}
 	if why := p.guard.refusal(p.workspace, path, false); why != "" {
-		return plan{kind: ActionWriteFile, summary: "write " + rel + " (protected)", deny: why}, nil
+		return plan{kind: session.ActionKindWriteFile, summary: "write " + rel + " (protected)", deny: why}, nil
 	}
 	if shellpolicy.MatchWriteGlob(rel, p.perm.Write) != "" {
 		return plan{approved: rel}, nil
@@ -219,7 +220,7 @@ func (p *Pipeline) planFileWrite(tool, path string, after func(change) (string, 
 	}
 	ch.after = content
 	return plan{
-		kind:     ActionWriteFile,
+		kind:     session.ActionKindWriteFile,
 		summary:  ch.summary(tool, rel),
 		diff:     ch.diff(rel),
 		scope:    []string{writeScope(rel)},
@@ -270,10 +271,10 @@ func (p *Pipeline) planBuiltinWrite(req tools.ApprovalRequest) plan {
 	}
 	if json.Unmarshal(req.Call.Arguments, &args) == nil {
 		if why := p.guard.refusal(p.workspace, args.Path, false); why != "" {
-			return plan{kind: ActionTool, summary: toolSummary(req.Call), scope: []string{toolScope(req.Tool.Spec.Name)}, deny: why}
+			return plan{kind: session.ActionKindTool, summary: toolSummary(req.Call), scope: []string{toolScope(req.Tool.Spec.Name)}, deny: why}
 		}
 	}
-	return planBlock(req, ActionTool, fmt.Sprintf("plugin %q", req.Tool.Owner))
+	return planBlock(req, session.ActionKindTool, fmt.Sprintf("plugin %q", req.Tool.Owner))
 }
 
 // planBlock plans a tool whose plugin or mcp block sets approval.
@@ -286,7 +287,7 @@ func planBlock(req tools.ApprovalRequest, kind, block string) plan {
 		return plan{kind: kind, summary: toolSummary(req.Call), scope: []string{toolScope(t.Spec.Name)}, deny: block + `: approval = "deny"`}
 	}
 	reason := block + ` has approval = "ask"`
-	if kind == ActionTool {
+	if kind == session.ActionKindTool {
 		reason = fmt.Sprintf("%s is flagged %s and %s", t.Spec.Name, capabilities(t.Spec.Capabilities), reason)
 	}
 	return plan{kind: kind, summary: toolSummary(req.Call), scope: []string{toolScope(t.Spec.Name)}, reason: reason}

@@ -136,7 +136,7 @@ func RememberedScopes(events []session.Event) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, ev := range events {
-		if ev.Type != EventDecided {
+		if ev.Type != event.TypeActionDecided {
 			continue
 		}
 		data, err := event.Decode(ev)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/harness-agent/harness/core/approval"
 	"github.com/harness-agent/harness/core/config"
+	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -67,7 +68,7 @@ func TestWriteFileDecisions(t *testing.T) {
 			if tt.summary == "" {
 				return
 			}
-			if acts := e.actions(t); len(acts) != 1 || acts[0].Kind != approval.ActionWriteFile || !strings.HasPrefix(acts[0].Summary, tt.summary) {
+			if acts := e.actions(t); len(acts) != 1 || acts[0].Kind != session.ActionKindWriteFile || !strings.HasPrefix(acts[0].Summary, tt.summary) {
 				t.Errorf("actions %+v, want a write_file action summarized %q", acts, tt.summary)
 			}
 		})

@@ -20,7 +20,8 @@ type Catalog interface {
 // ProviderCatalog is an optional extension of Catalog: when the catalog implements it,
 // Check also verifies that every provider's plugin exists.
 type ProviderCatalog interface {
-	// HasProviderPlugin reports whether name is a built-in provider plugin.
+	// HasProviderPlugin reports whether name is a provider plugin the catalog knows: a
+	// built-in one, or a plugin block that a provider block names.
 	HasProviderPlugin(name string) bool
 }
 

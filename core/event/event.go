@@ -283,7 +283,8 @@ type LLMRequest struct {
 	Turn              int `json:"turn"`
 }
 
-// Chunk kinds (AssistantChunk.Kind).
+// Chunk kinds (AssistantChunk.Kind): the names of sdk.BlockKind, which the
+// llm layer writes.
 const (
 	ChunkText      = "text"
 	ChunkReasoning = "reasoning"
@@ -380,7 +381,7 @@ type ActionProposed struct {
 	ActionID string `json:"action_id"`
 	CallID   string `json:"call_id"`
 	Tool     string `json:"tool"`
-	// Kind is the action kind (approval.ActionTerminal, …).
+	// Kind is the action kind (session.ActionKindTerminal, …).
 	Kind    string `json:"kind"`
 	Summary string `json:"summary"`
 }

@@ -589,7 +589,7 @@ func (r *Runner) Resume(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	pending, err := r.store.Actions(ctx, info.ID, session.ActionPending)
+	pending, err := r.store.Actions(ctx, info.ID, session.ActionStatusPending)
 	if err != nil {
 		return err
 	}

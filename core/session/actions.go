@@ -31,23 +31,23 @@ type Action struct {
 
 // Action kinds: what an action does (core/approval proposes them).
 const (
-	ActionTerminal  = "terminal"
-	ActionWriteFile = "write_file"
-	ActionMCP       = "mcp"
-	ActionTool      = "tool"
+	ActionKindTerminal  = "terminal"
+	ActionKindWriteFile = "write_file"
+	ActionKindMCP       = "mcp"
+	ActionKindTool      = "tool"
 )
 
 // Action statuses: pending → approved → executed, or pending → denied.
 const (
-	ActionPending  = "pending"
-	ActionApproved = "approved"
-	ActionDenied   = "denied"
-	ActionExecuted = "executed"
+	ActionStatusPending  = "pending"
+	ActionStatusApproved = "approved"
+	ActionStatusDenied   = "denied"
+	ActionStatusExecuted = "executed"
 )
 
-var actionKinds = map[string]bool{ActionTerminal: true, ActionWriteFile: true, ActionMCP: true, ActionTool: true}
+var actionKinds = map[string]bool{ActionKindTerminal: true, ActionKindWriteFile: true, ActionKindMCP: true, ActionKindTool: true}
 
-var actionStatuses = map[string]bool{ActionPending: true, ActionApproved: true, ActionDenied: true, ActionExecuted: true}
+var actionStatuses = map[string]bool{ActionStatusPending: true, ActionStatusApproved: true, ActionStatusDenied: true, ActionStatusExecuted: true}
 
 // ProposeAction records a pending action of a.Session (the full id). The
 // store sets ID, Status and the decision fields; CreatedAt is now unless
@@ -64,7 +64,7 @@ func (s *Store) ProposeAction(ctx context.Context, a Action) (Action, error) {
 		a.CreatedAt = time.Now()
 	}
 	a.CreatedAt = a.CreatedAt.UTC()
-	a.Status, a.DecidedBy, a.Rule, a.Result, a.DecidedAt = ActionPending, "", "", nil, time.Time{}
+	a.Status, a.DecidedBy, a.Rule, a.Result, a.DecidedAt = ActionStatusPending, "", "", nil, time.Time{}
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
 		// Checked first: an insert of no row below means a taken id.
 		if err := s.sessionExists(ctx, tx, a.Session); err != nil {
@@ -98,7 +98,7 @@ func (s *Store) ProposeAction(ctx context.Context, a Action) (Action, error) {
 // error naming its current status, so of two deciders only one wins.
 func (s *Store) DecideAction(ctx context.Context, id, status, by, rule string) error {
 	op := fmt.Sprintf("decide action %s (%s by %s)", id, status, by)
-	if status != ActionApproved && status != ActionDenied {
+	if status != ActionStatusApproved && status != ActionStatusDenied {
 		return s.fail(op, fmt.Errorf("a decision is approved or denied, not %q", status))
 	}
 	if by == "" {
@@ -110,7 +110,7 @@ func (s *Store) DecideAction(ctx context.Context, id, status, by, rule string) e
 		if err != nil {
 			return err
 		}
-		return s.expectTransition(ctx, tx, res, id, ActionPending, "decided")
+		return s.expectTransition(ctx, tx, res, id, ActionStatusPending, "decided")
 	})
 }
 
@@ -127,7 +127,7 @@ func (s *Store) SetActionResult(ctx context.Context, id string, result json.RawM
 		if err != nil {
 			return err
 		}
-		return s.expectTransition(ctx, tx, res, id, ActionApproved, ActionExecuted)
+		return s.expectTransition(ctx, tx, res, id, ActionStatusApproved, ActionStatusExecuted)
 	})
 }
 
@@ -141,7 +141,7 @@ func (s *Store) expectTransition(ctx context.Context, tx *sql.Tx, res sql.Result
 	if err != nil {
 		return err
 	}
-	if from != ActionPending || current == ActionPending {
+	if from != ActionStatusPending || current == ActionStatusPending {
 		return fmt.Errorf("action is %s: only a %s action can be %s", current, from, verb)
 	}
 	// Another approver (another process, another machine) was first.
