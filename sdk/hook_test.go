@@ -47,23 +47,33 @@ func TestHookPhases(t *testing.T) {
 }
 
 // TestDocsListTheHookPhases: the hook block's reference in docs/config.md
-// names every phase a hook may subscribe to, and no other.
+// and the protocol's hook.proto (what authors in other languages read)
+// name every phase a hook may subscribe to, and no other.
 func TestDocsListTheHookPhases(t *testing.T) {
 	t.Parallel()
-	doc, err := os.ReadFile("../docs/config.md")
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		file, line, quote string
+	}{
+		{"../docs/config.md", "(?m)^\\| `phases` \\|.*$", "`"},
+		{"proto/hookv1/hook.proto", "(?m)^\\s*// phases: .*$", `"`},
 	}
-	row := regexp.MustCompile("(?m)^\\| `phases` \\|.*$").Find(doc)
-	if row == nil {
-		t.Fatal("docs/config.md has no row for the hook block's phases")
-	}
-	var listed []string
-	for _, m := range regexp.MustCompile("`([a-z]+/[a-z-]+)`").FindAllSubmatch(row, -1) {
-		listed = append(listed, string(m[1]))
-	}
-	if !slices.Equal(listed, sdk.HookPhases()) {
-		t.Errorf("docs/config.md lists the phases %s; sdk.HookPhases is %s",
-			strings.Join(listed, ", "), strings.Join(sdk.HookPhases(), ", "))
+	for _, tt := range tests {
+		doc, err := os.ReadFile(tt.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := regexp.MustCompile(tt.line).Find(doc)
+		if line == nil {
+			t.Errorf("%s has no line listing the hook phases (%s)", tt.file, tt.line)
+			continue
+		}
+		var listed []string
+		for _, m := range regexp.MustCompile(tt.quote + "([a-z]+/[a-z-]+)" + tt.quote).FindAllSubmatch(line, -1) {
+			listed = append(listed, string(m[1]))
+		}
+		if !slices.Equal(listed, sdk.HookPhases()) {
+			t.Errorf("%s lists the phases %s; sdk.HookPhases is %s",
+				tt.file, strings.Join(listed, ", "), strings.Join(sdk.HookPhases(), ", "))
+		}
 	}
 }
