@@ -54,8 +54,8 @@ import (
 //	HARNESS_TEMPORAL=~/.cache/harness-test/temporal-bin/temporal \
 //	  go test ./bench -run '^$' -bench TemporalScale -benchtime 1x -timeout 30m -v
 func BenchmarkTemporalScale(b *testing.B) {
-	addr := temporaltest.Server(b)
-	sc := &scale{b: b, addr: addr, dir: b.TempDir(),
+	dev := temporaltest.Start(b)
+	sc := &scale{b: b, addr: dev.Addr, dev: dev, dir: b.TempDir(),
 		sessions: envInt(b, "BENCH_SCALE_SESSIONS", 50), turns: envInt(b, "BENCH_SCALE_TURNS", 10),
 		workers: envInt(b, "BENCH_SCALE_WORKERS", 3), heartbeat: os.Getenv("BENCH_SCALE_HEARTBEAT")}
 	if sc.heartbeat == "" {
@@ -80,11 +80,13 @@ func BenchmarkTemporalScale(b *testing.B) {
 
 	b.Logf("load average after: %s", loadAvg())
 	b.Logf("%d sessions x %d turns, all started at once, %d workers, heartbeat %s, one SQLite store:", sc.sessions, sc.turns, sc.workers, sc.heartbeat)
-	b.Logf("%-9s %8s %12s %8s %10s %10s %10s %10s", "engine", "wall", "sessions/min", "turns/s", "turn p50", "turn p99", "start p50", "session p50")
+	b.Logf("%-9s %8s %12s %8s %10s %10s %10s %11s %9s", "engine", "wall", "sessions/min", "turns/s", "turn p50", "turn p99", "start p50", "session p50", "CPU/turn")
 	for _, p := range []*phaseResult{local, temporal, kill} {
-		b.Logf("%-9s %8s %12.1f %8.1f %10s %10s %10s %10s", p.name, p.wall.Round(10*time.Millisecond), p.sessionsPerMin(), p.turnsPerSec(),
-			ms(p.turn.pct(50)), ms(p.turn.pct(99)), ms(p.start.pct(50)), ms(p.session.pct(50)))
+		b.Logf("%-9s %8s %12.1f %8.1f %10s %10s %10s %11s %9s", p.name, p.wall.Round(10*time.Millisecond), p.sessionsPerMin(), p.turnsPerSec(),
+			ms(p.turn.pct(50)), ms(p.turn.pct(99)), ms(p.start.pct(50)), ms(p.session.pct(50)), ms(p.cpuPerTurn()))
 	}
+	b.Logf("(the Temporal server's part of CPU/turn: temporal %s, kill %s; the kill run's CPU misses the killed worker's plugins)",
+		ms(temporal.serverCPU/time.Duration(max(1, temporal.sessions*temporal.turns))), ms(kill.serverCPU/time.Duration(max(1, kill.sessions*kill.turns))))
 	b.Logf("overhead per turn, temporal - local: p50 %s, p99 %s", ms(temporal.turn.pct(50)-local.turn.pct(50)), ms(temporal.turn.pct(99)-local.turn.pct(99)))
 	b.Logf("kill: %d model requests sent again (each the one its session had in flight at the kill), 0 completed ones; %d sessions stalled across the kill, the longest %s (the kill to its next request)",
 		kill.resent, kill.stalled, ms(kill.recover))
@@ -95,6 +97,8 @@ func BenchmarkTemporalScale(b *testing.B) {
 	b.ReportMetric(float64(temporal.turn.pct(50)-local.turn.pct(50))/float64(time.Millisecond), "overhead-p50-ms")
 	b.ReportMetric(float64(temporal.turn.pct(99)-local.turn.pct(99))/float64(time.Millisecond), "overhead-p99-ms")
 	b.ReportMetric(float64(kill.recover)/float64(time.Millisecond), "kill-recover-ms")
+	b.ReportMetric(float64(local.cpuPerTurn())/float64(time.Millisecond), "local-cpu-ms/turn")
+	b.ReportMetric(float64(temporal.cpuPerTurn())/float64(time.Millisecond), "temporal-cpu-ms/turn")
 	b.ReportMetric(float64(kill.resent), "kill-resent")
 }
 
@@ -104,6 +108,23 @@ type scale struct {
 	sessions, turns, workers int
 	heartbeat                string
 	model                    *turnModel
+	dev                      *temporaltest.Dev
+
+	mu  sync.Mutex
+	cpu time.Duration // of the processes the current run started, once ended
+}
+
+// spent adds the processor time of an ended process (its own and that of
+// the children it waited for: a run's or a worker's plugins).
+func (sc *scale) spent(ps *os.ProcessState) {
+	if ps == nil {
+		return
+	}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		sc.mu.Lock()
+		sc.cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		sc.mu.Unlock()
+	}
 }
 
 type phaseResult struct {
@@ -115,6 +136,17 @@ type phaseResult struct {
 	// came later than a heartbeat after the kill, the longest such wait.
 	resent, stalled int
 	recover         time.Duration
+	// cpu is the processor time of the run's processes: the harness
+	// processes, their plugins, the workers and the Temporal server (not
+	// the fake model, which is the same for every run).
+	cpu time.Duration
+	// serverCPU is the Temporal server's part of cpu.
+	serverCPU time.Duration
+}
+
+// cpuPerTurn is the processor time per turn.
+func (p *phaseResult) cpuPerTurn() time.Duration {
+	return p.cpu / time.Duration(max(1, p.sessions*p.turns))
 }
 
 func (p *phaseResult) sessionsPerMin() float64 {
@@ -130,6 +162,8 @@ func (sc *scale) phase(name string, kill bool) *phaseResult {
 	b := sc.b
 	temporal := name != "local"
 	queue := "scale-" + name
+	sc.cpu = 0
+	devCPU := sc.dev.CPU()
 	var stopWorkers []func(signal syscall.Signal)
 	if temporal {
 		for i := range sc.workers {
@@ -213,6 +247,11 @@ func (sc *scale) phase(name string, kill bool) *phaseResult {
 		res.session = append(res.session, info.EndedAt.Sub(launched[i]))
 	}
 	res.wall = last.Sub(begin)
+	for _, stop := range stopWorkers {
+		stop(syscall.SIGTERM)
+	}
+	res.serverCPU = sc.dev.CPU() - devCPU
+	res.cpu = sc.cpu + res.serverCPU
 	if os.Getenv("BENCH_SCALE_DEBUG") != "" {
 		evs, _ := store.Events(context.Background(), ids[0], 0)
 		for _, ev := range evs {
@@ -289,6 +328,7 @@ func (sc *scale) startWorker(name, queue string) (stop func(syscall.Signal)) {
 				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 				<-done
 			}
+			sc.spent(cmd.ProcessState)
 			if s := strings.TrimSpace(out.String()); strings.Count(s, "\n") > 0 {
 				b.Logf("worker %s:\n%s", name, s)
 			}
@@ -308,7 +348,9 @@ func (sc *scale) harness(dir string, args ...string) (string, error) {
 	cmd.Env = sc.env()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	err := cmd.Run()
+	sc.spent(cmd.ProcessState)
+	if err != nil {
 		return stdout.String() + stderr.String(), err
 	}
 	return stdout.String(), nil

@@ -16,6 +16,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +30,37 @@ import (
 // Server starts a dev server and returns its address (HOST:PORT); it is
 // stopped when the test ends. Without a Temporal CLI it skips, saying why.
 func Server(tb testing.TB) string {
+	tb.Helper()
+	return Start(tb).Addr
+}
+
+// Dev is a running dev server.
+type Dev struct {
+	Addr string // HOST:PORT of its frontend
+	PID  int    // its process
+}
+
+// CPU is the processor time the server has used so far (user and system),
+// read from /proc; 0 where there is none.
+func (d *Dev) CPU() time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", d.PID))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name (in parentheses): utime and stime
+	// are the 12th and 13th, in clock ticks (100 a second on Linux).
+	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+// Start starts a dev server, stopped when the test ends. Without a
+// Temporal CLI it skips, saying why.
+func Start(tb testing.TB) *Dev {
 	tb.Helper()
 	bin := os.Getenv("HARNESS_TEMPORAL")
 	required := os.Getenv("HARNESS_TEST_TEMPORAL") == "required"
@@ -83,7 +116,7 @@ func Server(tb testing.TB) string {
 	case !ready:
 		tb.Fatalf("temporal dev server at %s not ready: %v\n%s", addr, err, out.String())
 	}
-	return addr
+	return &Dev{Addr: addr, PID: cmd.Process.Pid}
 }
 
 func freePort(tb testing.TB) int {

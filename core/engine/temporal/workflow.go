@@ -149,12 +149,20 @@ func (w *wf) short() workflow.Context {
 // execute runs activity name (with the options of ctx) on the worker the
 // session is placed on, placing it first on whichever worker of the queue
 // answers. The session's activities so go to one worker, which starts its
-// plugins once. When that worker is gone (an activity waited a heartbeat
-// for it in vain) the session is placed again and an activity that never
-// started there runs on the new worker; one that started and was lost
-// fails as before (the callers decide what may run again).
+// plugins once.
+//
+// The attempts of ctx's retry policy are made here, each on the session's
+// worker of the moment: when that worker is gone (its activity went a
+// heartbeat without news, or waited a heartbeat for it in vain) the
+// session is placed again at once and the next attempt runs on the new
+// worker. An attempt that never started does not count.
 func (w *wf) execute(ctx workflow.Context, name string, in, out any) error {
-	for moved := 0; ; moved++ {
+	o := workflow.GetActivityOptions(ctx)
+	attempts := int32(1)
+	if o.RetryPolicy != nil && o.RetryPolicy.MaximumAttempts > 0 {
+		attempts = o.RetryPolicy.MaximumAttempts
+	}
+	for attempt, moved := int32(1), 0; ; {
 		if !w.placed {
 			var q string
 			if err := workflow.ExecuteActivity(w.short(), ActivityPlace).Get(w.ctx, &q); err != nil {
@@ -162,35 +170,52 @@ func (w *wf) execute(ctx workflow.Context, name string, in, out any) error {
 			}
 			w.queue, w.placed = q, true
 		}
-		actx := ctx
-		if w.queue != "" {
-			o := workflow.GetActivityOptions(ctx)
-			o.TaskQueue, o.ScheduleToStartTimeout = w.queue, w.timeouts.Heartbeat
-			actx = workflow.WithActivityOptions(ctx, o)
+		if w.queue == "" { // no worker queue: Temporal retries on the shared one
+			return workflow.ExecuteActivity(ctx, name, in).Get(w.ctx, out)
 		}
-		err := workflow.ExecuteActivity(actx, name, in).Get(w.ctx, out)
-		if err == nil || w.queue == "" {
-			return err
+		po := o
+		po.TaskQueue, po.ScheduleToStartTimeout = w.queue, w.timeouts.Heartbeat
+		po.RetryPolicy = &temporal.RetryPolicy{MaximumAttempts: 1}
+		err := workflow.ExecuteActivity(workflow.WithActivityOptions(w.ctx, po), name, in).Get(w.ctx, out)
+		if err == nil {
+			return nil
 		}
+		lost := false
 		var te *temporal.TimeoutError
-		if !errors.As(err, &te) {
+		if errors.As(err, &te) {
+			switch te.TimeoutType() {
+			case enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
+				w.placed = false
+				if moved++; moved <= maxMoves {
+					continue // it never started: run it on another worker
+				}
+				return err
+			case enumspb.TIMEOUT_TYPE_HEARTBEAT:
+				w.placed, lost = false, true
+			}
+		}
+		var ae *temporal.ApplicationError
+		if attempt >= attempts || temporal.IsCanceledError(err) || (errors.As(err, &ae) && ae.NonRetryable()) {
 			return err
 		}
-		switch te.TimeoutType() {
-		case enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
-			w.placed = false
-			if moved < maxMoves {
-				continue // it never started: run it on another worker
+		if !lost { // the worker is there: give the cause time to pass
+			if err := workflow.Sleep(w.ctx, retryDelay(attempt)); err != nil {
+				return err
 			}
-		case enumspb.TIMEOUT_TYPE_HEARTBEAT:
-			w.placed = false
 		}
-		return err
+		attempt++
 	}
 }
 
 // maxMoves bounds how often one activity is moved to another worker.
 const maxMoves = 5
+
+// retryDelay is the wait before attempt+1, as Temporal's default policy:
+// 1s, doubling, at most 100s.
+func retryDelay(attempt int32) time.Duration {
+	d := time.Second << min(attempt-1, 7)
+	return min(d, 100*time.Second)
+}
 
 func (w *wf) toolOptions(readOnly bool) workflow.Context {
 	attempts := int32(1) // a writing call is never run twice

@@ -442,3 +442,45 @@ func TestWorkflowMovesToAnotherWorker(t *testing.T) {
 		t.Error("the session was not ended on its new worker")
 	}
 }
+
+// A worker lost in the middle of a call (its heartbeat stopped): a
+// read-only call runs again at once on the worker the session is placed on
+// next, up to its attempts; a writing call is not run again.
+func TestWorkflowLostWorkerRetries(t *testing.T) {
+	for _, readOnly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("read_only=%v", readOnly), func(t *testing.T) {
+			f := newFixture(t, []llm.AssistantMessage{call("c1"), answer("done")}, ran)
+			places := 0
+			f.env.OnActivity(ActivityPlace, mock.Anything).Return(func(context.Context) (string, error) {
+				places++
+				return fmt.Sprintf("worker-%d", places), nil
+			})
+			var queues []string
+			f.env.OnActivity(ActivityTool, mock.Anything, mock.Anything).Return(func(ctx context.Context, in ToolInput) (ToolOutput, error) {
+				queues = append(queues, activity.GetInfo(ctx).TaskQueue)
+				if len(queues) < 3 {
+					return ToolOutput{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil)
+				}
+				return ToolOutput{Call: in.Call, Result: sdk.Result{Content: "read it"}}, nil
+			})
+			in := Input{}
+			if readOnly {
+				in.ReadOnly = []string{"write_file"}
+			}
+			if res := f.run(t, in); res.Status != agent.StatusCompleted {
+				t.Fatalf("result = %+v, want completed", res)
+			}
+			got := contents(f.model.requests()[1])
+			want := "worker-1"
+			if readOnly {
+				want = "worker-1 worker-2 worker-3"
+			}
+			if q := strings.Join(queues, " "); q != want {
+				t.Errorf("the call ran on %q, want %q", q, want)
+			}
+			if readOnly != strings.Contains(got, "tool: read it") || readOnly == strings.Contains(got, "interrupted") {
+				t.Errorf("the model saw:\n%s", got)
+			}
+		})
+	}
+}
