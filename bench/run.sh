@@ -13,7 +13,13 @@
 #   - a few existing benchmarks of the packages, for the breakdown (their
 #     figure is the median of several runs' means);
 #   - the offline quickstart, interleaved with `harness version`, and the
-#     summed package-init time of one process (GODEBUG=inittrace=1).
+#     summed package-init time of one process (GODEBUG=inittrace=1);
+#   - whole sessions (2 and 100 turns) of harness and of Crush against the
+#     same fake DeepSeek server (BenchmarkSession), interleaved. Crush
+#     (the version below) is installed once into ~/.cache/harness-bench with `go
+#     install`; where the module proxy does not serve it, CRUSH_SRC=DIR
+#     builds it from a checkout of that tag, or CRUSH_BIN=PATH names a
+#     binary. Without any, its columns say why.
 # It prints the load average before and after.
 # Timings are never pass/fail: the table says which targets the figures
 # meet on this machine.
@@ -43,6 +49,29 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# Crush, the peer the session figures are compared with: one pinned
+# release, built once.
+crush_version=v0.90.0
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/harness-bench"
+crush_bin="${CRUSH_BIN:-}" crush_why=""
+if [ -z "$crush_bin" ] && [ -x "$cache/crush-$crush_version" ]; then
+	crush_bin="$cache/crush-$crush_version"
+fi
+if [ -z "$crush_bin" ]; then
+	mkdir -p "$cache"
+	echo "installing Crush $crush_version once into $cache (go install)" >&2
+	ldflags="-X github.com/charmbracelet/crush/internal/version.Version=$crush_version"
+	if GOBIN="$cache/gobin" go install -ldflags "$ldflags" "github.com/charmbracelet/crush@$crush_version" 2>"$work/crush.log"; then
+		mv "$cache/gobin/crush" "$cache/crush-$crush_version" && crush_bin="$cache/crush-$crush_version"
+	elif [ -n "${CRUSH_SRC:-}" ] && (cd "$CRUSH_SRC" && go build -ldflags "$ldflags" -o "$cache/crush-$crush_version" .) 2>>"$work/crush.log"; then
+		crush_bin="$cache/crush-$crush_version"
+	else
+		crush_why="Crush $crush_version could not be installed: $(grep -m1 -o '[0-9][0-9][0-9] [A-Z][a-z]*' "$work/crush.log" || tail -n1 "$work/crush.log")"
+		[ -z "${CRUSH_SRC:-}" ] && crush_why="$crush_why from the module proxy (set CRUSH_SRC to a checkout of $crush_version)"
+		echo "  $crush_why" >&2
+	fi
+fi
 
 echo "building harness, the benchmark plugins and the benchmarks" >&2
 go build -o "$work/harness" ./cmd/harness
@@ -76,6 +105,9 @@ bench BenchmarkCall64KiB 300x
 bench BenchmarkProviderStream 31x
 bench BenchmarkMCPCall 200x
 bench BenchmarkQuickstartRSS 7x
+echo "  sessions of harness${crush_bin:+ and Crush}, interleaved" >&2
+CRUSH_BIN="$crush_bin" bench 'BenchmarkSession/turns=2' 21x
+CRUSH_BIN="$crush_bin" bench 'BenchmarkSession/turns=100' 5x
 existing plugins/search/engine 'SearchGoSrc' 5x 3
 existing core/pluginhost 'StartToFirstCall' 20x 3
 existing core/pluginhost 'NoopCallThroughHost|BareUnaryCall' 2000x 3
@@ -194,6 +226,22 @@ a=$(m core/session:BenchmarkAppend/sqlite ns/op) g=$(m core/session:BenchmarkApp
 row "session store: one committed event (core/session bench, SQLite, mean)" "$(fs "$a" 1e3 '%.0f µs')" "" "" "" ""
 row "… four events in one transaction (AppendAll, as the loop commits a request's closing events), per event" "$(fs "$g" 4e3 '%.0f µs')" \
 	"one per transaction $(fs "$a" 1e3 '%.0f µs')" "$(ratio "$(awk -v g="$g" 'BEGIN { if (g) print g / 4 }')" "$a")" "" ""
+crush() { if [ -n "$crush_bin" ]; then printf 'Crush %s' "$(f "$1" "$2")"; else printf 'Crush: not measured'; fi; }
+for t in 2 100; do
+	n="BenchmarkSession/turns=$t"
+	hw=$(m "$n" harness-wall-p50-ms) cw=$(m "$n" crush-wall-p50-ms) hc=$(m "$n" harness-cpu-p50-ms) cc=$(m "$n" crush-cpu-p50-ms)
+	what="the 2-turn session (read one file, answer), fake DeepSeek server, one process start: wall"
+	wt="≤ 25 ms" wv=$(verdict "x <= 25" "$hw") ct="≤ 30 ms" cv=$(verdict "x <= 30" "$hc")
+	if [ "$t" = 100 ]; then
+		what="the 100-turn session (99 reads, answer): wall" wt="" wv="" ct="" cv=""
+	fi
+	row "$what" "$(f "$hw" '%.1f ms')" "$(crush "$cw" '%.1f ms')" "$(ratio "$hw" "$cw")" "$wt" "$wv"
+	row "… CPU, user + system of the process tree" "$(f "$hc" '%.1f ms')" "$(crush "$cc" '%.1f ms')" "$(ratio "$hc" "$cc")" "$ct" "$cv"
+done
+hl=$(m BenchmarkSession/turns=100 harness-last-turn-p50-us) cl=$(m BenchmarkSession/turns=100 crush-last-turn-p50-us)
+row "… the client's own time at turn 100 (end of the response asking for read 99 → arrival of its result)" "$(fs "$hl" 1e3 '%.2f ms')" \
+	"$(crush "$(awk -v v="$cl" 'BEGIN { if (v != "") print v / 1e3 }')" '%.2f ms')" "$(ratio "$hl" "$cl")" "≤ 1 ms" "$(verdict "x <= 1000" "$hl")"
+[ -n "$crush_why" ] && row "Crush" "$crush_why" "" "" "" ""
 q=$(m interleaved:quickstart us) v=$(m interleaved:version us)
 row "offline quickstart wall time (median of 31, interleaved with version)" "$(fs "$q" 1e3 '%.0f ms')" \
 	"\`harness version\` $(fs "$v" 1e3 '%.1f ms')" "$(ratio "$q" "$v")" "≤ 100 ms" "$(verdict "x <= 100000" "$q")"

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -382,4 +383,75 @@ func readUntilCanceled(t *testing.T, url string, n int) string {
 		t.Fatal(err)
 	}
 	return string(buf)
+}
+
+// TestReadSessionScript: the script calls the read tool the request
+// offers, with that tool's path argument, until turns-1 results came
+// back, then answers; a request offering no read tool gets an answer.
+// Start serves it outside a test's lifetime; every request records when
+// it arrived and when its answer ended.
+func TestReadSessionScript(t *testing.T) {
+	t.Parallel()
+	srv, err := fakedeepseek.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	srv.Script(fakedeepseek.ReadSession(3, "notes-%d.md"))
+	tools := func(name string) string {
+		return `[{"type":"function","function":{"name":"` + name + `","parameters":{}}}]`
+	}
+	tool := `{"role":"tool","tool_call_id":"x","content":"..."}`
+	for _, tt := range []struct {
+		name, tools, messages string
+		wantTool, wantArgs    string // "" = an answer
+	}{
+		{"harness, turn 1", tools("read_file"), `[{"role":"user","content":"go"}]`, "read_file", `{"path":"notes-1.md"}`},
+		{"crush, turn 2", tools("view"), `[{"role":"user","content":"go"},` + tool + `]`, "view", `{"file_path":"notes-2.md"}`},
+		{"the last turn", tools("read_file"), `[{"role":"user","content":"go"},` + tool + `,` + tool + `]`, "", ""},
+		{"no read tool (a title)", tools("bash"), `[{"role":"user","content":"go"}]`, "", ""},
+	} {
+		body := `{"model":"m","stream":true,"tools":` + tt.tools + `,"messages":` + tt.messages + `}`
+		_, raw, err := post(t, srv.URL+"/chat/completions", body, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var name, args, text string
+		for _, d := range events(t, raw) {
+			var c chunk
+			if d == "[DONE]" || json.Unmarshal([]byte(d), &c) != nil || len(c.Choices) == 0 {
+				continue
+			}
+			if c.Choices[0].Delta.Content != nil {
+				text += *c.Choices[0].Delta.Content
+			}
+			for _, tc := range c.Choices[0].Delta.ToolCalls {
+				name += tc.Function.Name
+				args += tc.Function.Arguments
+			}
+		}
+		var got, want any
+		if tt.wantArgs != "" {
+			_ = json.Unmarshal([]byte(args), &got)
+			_ = json.Unmarshal([]byte(tt.wantArgs), &want)
+		}
+		if name != tt.wantTool || fmt.Sprint(got) != fmt.Sprint(want) || text == "" {
+			t.Errorf("%s: call %q %s, text %q; want call %q %s", tt.name, name, args, text, tt.wantTool, tt.wantArgs)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests recorded, want 4", len(reqs))
+	}
+	for i, r := range reqs {
+		if r.Received.IsZero() || r.Answered.Before(r.Received) {
+			t.Errorf("request %d: received %v, answered %v", i, r.Received, r.Answered)
+		}
+		if i > 0 && r.Received.Before(reqs[i-1].Answered) {
+			t.Errorf("request %d arrived before the answer to %d ended", i, i-1)
+		}
+	}
+	if fakedeepseek.ToolResults(reqs[2]) != 2 {
+		t.Errorf("ToolResults of the last turn = %d, want 2", fakedeepseek.ToolResults(reqs[2]))
+	}
 }

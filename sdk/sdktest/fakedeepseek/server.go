@@ -2,12 +2,15 @@ package fakedeepseek
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/harness-agent/harness/sdk/sdktest/internal/ssefake"
 )
@@ -24,6 +27,7 @@ type Server struct {
 	mu       sync.Mutex
 	queue    []Response
 	repeat   *Response
+	script   func(Request) Response
 	key      string
 	requests []Request
 	prompts  [][]byte
@@ -36,6 +40,9 @@ type Request struct {
 	Header http.Header
 	Body   map[string]any // the JSON body decoded; nil when it was not JSON
 	Raw    []byte         // the body as sent
+	// Received is when the body had been read; Answered when the
+	// response was written to its end (zero while it is being written).
+	Received, Answered time.Time
 }
 
 // New starts a fake that answers requests with queue, in order. It is
@@ -47,6 +54,32 @@ func New(tb testing.TB, queue ...Response) *Server {
 	s.URL = s.ts.URL
 	tb.Cleanup(s.Close)
 	return s
+}
+
+// Start starts a fake outside a test, listening on addr ("127.0.0.1:0"
+// picks a free port): a standalone server for benchmarks that drive other
+// programs against it (bench/fakedeepseek). The caller closes it.
+func Start(addr string, queue ...Response) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("fakedeepseek: listen on %s: %w", addr, err)
+	}
+	s := &Server{closing: make(chan struct{}), queue: queue}
+	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	_ = s.ts.Listener.Close()
+	s.ts.Listener = ln
+	s.ts.Start()
+	s.URL = s.ts.URL
+	return s, nil
+}
+
+// Script makes answer(request) the response to every request that finds
+// the queue empty, in place of Repeat: a script that decides from what the
+// client sent (for example, how many tool results its messages hold).
+func (s *Server) Script(answer func(Request) Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script = answer
 }
 
 // Enqueue appends responses to the queue.
@@ -95,9 +128,15 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		body = nil
 	}
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Raw: raw})
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Raw: raw, Received: time.Now()})
+	index := len(s.requests) - 1
 	key := s.key
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.requests[index].Answered = time.Now()
+		s.mu.Unlock()
+	}()
 
 	if r.URL.Path != "/chat/completions" && r.URL.Path != "/v1/chat/completions" {
 		s.write(w, r, HTTPError(http.StatusNotFound, "Not Found: "+r.URL.Path, "invalid_request_error", "not_found"), nil)
@@ -126,7 +165,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.prompts = append(s.prompts, prompt)
 	resp, ok := s.next()
 	seq := len(s.requests)
+	script := s.script
+	last := s.requests[len(s.requests)-1]
 	s.mu.Unlock()
+	if !ok && script != nil {
+		resp, ok = script(last), true
+	}
 	if !ok {
 		s.write(w, r, HTTPError(http.StatusInternalServerError, "fakedeepseek: no scripted response left for this request", "server_error", "fakedeepseek_queue_empty"), nil)
 		return
@@ -148,7 +192,7 @@ func (s *Server) next() (Response, bool) {
 		s.queue = s.queue[1:]
 		return r, true
 	}
-	if s.repeat != nil {
+	if s.repeat != nil && s.script == nil {
 		return *s.repeat, true
 	}
 	return Response{}, false
