@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/harness-agent/harness/internal/gcstart"
 	"github.com/harness-agent/harness/internal/procguard"
 	"github.com/harness-agent/harness/plugins/terminal"
 )
 
 func main() {
+	// Every process of a run (this one, each plugin process) would
+	// otherwise collect right after package init, before doing any work.
+	gcstart.Delay(gcstart.Limit)
 	// The terminal plugin re-executes this binary to apply its Landlock
 	// sandbox in the child before the shell starts; that must come first.
 	terminal.MaybeRunSandboxHelper()
