@@ -15,12 +15,12 @@ type Compiler struct {
 	mediaTypes    map[string]*MediaType
 	assertFormat  bool
 	assertContent bool
-	bootstrap     bool // compiling the drafts' own metaschemas (see loadDrafts)
+	bootstrap     bool // compiling the drafts' own metaschemas (see Draft.load)
 }
 
 // NewCompiler create Compiler Object.
 func NewCompiler() *Compiler {
-	return &Compiler{
+	c := &Compiler{
 		schemas:       map[urlPtr]*Schema{},
 		roots:         newRoots(),
 		formats:       map[string]*Format{},
@@ -29,6 +29,14 @@ func NewCompiler() *Compiler {
 		assertFormat:  false,
 		assertContent: false,
 	}
+	// harness patch: a document the compiler loads itself (a file, a URL,
+	// a metaschema) may use any draft.
+	c.roots.loader.onLoad = func() {
+		if !c.bootstrap {
+			loadDrafts()
+		}
+	}
+	return c
 }
 
 // DefaultDraft overrides the draft used to
@@ -120,12 +128,19 @@ func (c *Compiler) AssertVocabs() {
 // The argument url can be file path or url. Any fragment in url is ignored.
 // The argument doc must be valid json value.
 func (c *Compiler) AddResource(url string, doc any) error {
-	if !c.bootstrap {
-		loadDrafts()
-	}
 	uf, err := absolute(url)
 	if err != nil {
 		return err
+	}
+	if !c.bootstrap {
+		// harness patch: the drafts the doc uses, compiled on first use.
+		drafts := draftsOf(doc, c.roots.defaultDraft)
+		if drafts == nil {
+			loadDrafts()
+		}
+		for _, d := range drafts {
+			d.load()
+		}
 	}
 	if isMeta(string(uf.url)) {
 		return &ResourceExistsError{string(uf.url)}
@@ -180,12 +195,14 @@ func (c *Compiler) MustCompile(loc string) *Schema {
 
 // Compile compiles json-schema at given loc.
 func (c *Compiler) Compile(loc string) (*Schema, error) {
-	if !c.bootstrap {
-		loadDrafts()
-	}
 	uf, err := absolute(loc)
 	if err != nil {
 		return nil, err
+	}
+	if !c.bootstrap {
+		// harness patch: the resources added have loaded the drafts they
+		// use; a document loaded from elsewhere loads them all (onLoad).
+		c.roots.defaultDraft.load()
 	}
 	up, err := c.roots.resolveFragment(*uf)
 	if err != nil {

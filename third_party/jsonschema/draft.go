@@ -15,8 +15,13 @@ type Draft struct {
 	id            string             // property name used to represent id
 	subschemas    []SchemaPath       // locations of subschemas
 	vocabPrefix   string             // prefix used for vocabulary
-	allVocabs     map[string]*Schema // names of supported vocabs with its schemas
+	allVocabs     map[string]*Schema // names of supported vocabs (harness patch: the schemas are in vocabSch)
 	defaultVocabs []string           // names of default vocabs
+
+	// harness patch: the metaschemas are compiled on first use of the
+	// draft (see load); vocabSch holds allVocabs' schemas once loaded.
+	once     sync.Once
+	vocabSch map[string]*Schema
 }
 
 // String returns the specification url.
@@ -125,23 +130,62 @@ var (
 	draftLatest = Draft2020
 )
 
-// draftsOnce compiles the metaschemas of every draft the first time a
-// Compiler is used (harness patch: upstream does it in init, which every
-// process importing the package paid for, ~2-10 ms, used or not).
-var draftsOnce sync.Once
-
-func loadDrafts() {
-	draftsOnce.Do(func() {
+// load compiles the metaschemas of d the first time a Compiler needs the
+// draft (harness patch: upstream compiles those of every draft in init,
+// which every process importing the package paid for, ~2-10 ms, used or
+// not; and a compiler needs one draft, not five).
+func (d *Draft) load() {
+	d.once.Do(func() {
 		c := NewCompiler()
 		c.bootstrap = true
 		c.AssertFormat()
-		for _, d := range []*Draft{Draft4, Draft6, Draft7, Draft2019, Draft2020} {
-			d.sch = c.MustCompile(d.url)
-			for name := range d.allVocabs {
-				d.allVocabs[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
+		d.sch = c.MustCompile(d.url)
+		vocabs := make(map[string]*Schema, len(d.allVocabs))
+		for name := range d.allVocabs {
+			vocabs[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
+		}
+		d.vocabSch = vocabs
+	})
+}
+
+// loadDrafts loads every draft: for a compiler that may meet any of them.
+func loadDrafts() {
+	for _, d := range []*Draft{Draft4, Draft6, Draft7, Draft2019, Draft2020} {
+		d.load()
+	}
+}
+
+// draftsOf returns the drafts doc names in its "$schema" keywords, at any
+// depth, with def for a doc without any; nil when one of them is not a
+// draft's own URL (a custom metaschema, which may be of any draft).
+func draftsOf(doc any, def *Draft) []*Draft {
+	drafts := []*Draft{def}
+	ok := true
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if s, isStr := x.(string); k == "$schema" && isStr {
+					if d := draftFromURL(s); d != nil {
+						drafts = append(drafts, d)
+					} else {
+						ok = false
+					}
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
 			}
 		}
-	})
+	}
+	walk(doc)
+	if !ok {
+		return nil
+	}
+	return drafts
 }
 
 func draftFromURL(url string) *Draft {
@@ -280,7 +324,7 @@ func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabula
 
 	var allOf []*Schema
 	for _, vocab := range vocabs {
-		sch := d.draft.allVocabs[vocab]
+		sch := d.draft.vocabSch[vocab]
 		if sch == nil {
 			if v, ok := vocabularies[vocab]; ok {
 				sch = v.Schema
@@ -291,7 +335,7 @@ func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabula
 		}
 	}
 	if !slices.Contains(vocabs, "core") {
-		sch := d.draft.allVocabs["core"]
+		sch := d.draft.vocabSch["core"]
 		if sch == nil {
 			sch = d.draft.sch
 		}

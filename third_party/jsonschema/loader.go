@@ -129,6 +129,7 @@ func loadMeta(url string) (any, error) {
 type defaultLoader struct {
 	docs   map[url]any // docs loaded so far
 	loader URLLoader
+	onLoad func() // harness patch: called before a doc not added is loaded
 }
 
 func (l *defaultLoader) add(url url, doc any) bool {
@@ -142,6 +143,9 @@ func (l *defaultLoader) add(url url, doc any) bool {
 func (l *defaultLoader) load(url url) (any, error) {
 	if doc, ok := l.docs[url]; ok {
 		return doc, nil
+	}
+	if l.onLoad != nil {
+		l.onLoad()
 	}
 	doc, err := loadMeta(url.String())
 	if err != nil {
