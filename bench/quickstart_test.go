@@ -24,6 +24,8 @@ import (
 //   - pss: the highest sum, at one sample, of the proportional set sizes
 //     (shared pages divided among the processes that map them) of every
 //     process of the tree: what the run costs the machine;
+//     pss-anon and pss-file split it into private memory (heaps, stacks)
+//     and the pages of files (the binary, shared among the processes);
 //   - helpers: the terminal's per-command supervisor and the commands it
 //     runs (wc, ls), apart.
 //
@@ -31,8 +33,9 @@ import (
 func BenchmarkQuickstartRSS(b *testing.B) {
 	dir := b.TempDir()
 	testkit.CopyTree(b, "../examples/quickstart", dir, ".harness", "out")
-	var total, core, plugins, helpers, pss []float64
+	var total, core, plugins, helpers, pss, anon, file []float64
 	var last []peak
+	var lastProcs []procPSS
 	// A b.Loop loop here makes Go 1.26.8's escape analysis crash (internal
 	// compiler error); the benchmark runs a fixed count (-benchtime Nx) anyway.
 	for range b.N {
@@ -43,7 +46,7 @@ func BenchmarkQuickstartRSS(b *testing.B) {
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
 		}
-		peaks, peakPSS := sampleTree(cmd.Process.Pid, cmd.Wait)
+		peaks, peakPSS, procs := sampleTree(cmd.Process.Pid, cmd.Wait)
 		var c, p, x float64
 		for _, pk := range peaks {
 			switch {
@@ -58,18 +61,29 @@ func BenchmarkQuickstartRSS(b *testing.B) {
 		if c == 0 || p == 0 {
 			b.Fatalf("sampled no harness or no plugin: %+v", peaks)
 		}
+		var a, f float64
+		for _, pr := range procs {
+			a, f = a+pr.anon, f+pr.file
+		}
 		total, core, plugins, helpers, pss = append(total, c+p), append(core, c), append(plugins, p), append(helpers, x), append(pss, peakPSS)
-		last = peaks
+		anon, file = append(anon, a), append(file, f)
+		last, lastProcs = peaks, procs
 	}
 	slices.SortFunc(last, func(a, b peak) int { return a.pid - b.pid })
 	for _, pk := range last {
 		b.Logf("%6.1f MiB  %s", pk.mib, pk.cmdline)
+	}
+	b.Logf("at the peak of the summed PSS (MiB):   PSS   anon   file")
+	for _, pr := range lastProcs {
+		b.Logf("  %-40.40s %6.1f %6.1f %6.1f", pr.cmdline, pr.pss, pr.anon, pr.file)
 	}
 	b.ReportMetric(median(total), "core+plugins-MiB")
 	b.ReportMetric(median(core), "core-MiB")
 	b.ReportMetric(median(plugins), "plugins-MiB")
 	b.ReportMetric(median(helpers), "helpers-MiB")
 	b.ReportMetric(median(pss), "pss-MiB")
+	b.ReportMetric(median(anon), "pss-anon-MiB")
+	b.ReportMetric(median(file), "pss-file-MiB")
 	b.ReportMetric(float64(len(last)), "processes")
 }
 
@@ -80,12 +94,14 @@ type peak struct {
 }
 
 // sampleTree polls the process tree under root until wait returns. It keeps
-// each process's highest VmHWM, and the highest sum of PSS over one sample.
-// A process is known by pid and command line: between fork and exec a child
-// still shows its parent's command line and memory, which is not its own.
-func sampleTree(root int, wait func() error) ([]peak, float64) {
+// each process's highest VmHWM, and the sample with the highest sum of PSS
+// (each process's PSS in it). A process is known by pid and command line:
+// between fork and exec a child still shows its parent's command line and
+// memory, which is not its own.
+func sampleTree(root int, wait func() error) ([]peak, float64, []procPSS) {
 	seen := map[string]*peak{}
 	var peakPSS float64
+	var atPeak []procPSS
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -96,6 +112,7 @@ func sampleTree(root int, wait func() error) ([]peak, float64) {
 	defer tick.Stop()
 	for {
 		var sum float64
+		var procs []procPSS
 		for _, pid := range descendants(root) {
 			cl := cmdline(pid)
 			if cl == "" || pid != root && cl == rootCmd {
@@ -106,6 +123,7 @@ func sampleTree(root int, wait func() error) ([]peak, float64) {
 				continue
 			}
 			sum += st.pss
+			procs = append(procs, procPSS{cmdline: cl, memStatus: st})
 			key := strconv.Itoa(pid) + " " + cl
 			pk := seen[key]
 			if pk == nil {
@@ -114,17 +132,25 @@ func sampleTree(root int, wait func() error) ([]peak, float64) {
 			}
 			pk.mib = max(pk.mib, st.hwm)
 		}
-		peakPSS = max(peakPSS, sum)
+		if sum > peakPSS {
+			peakPSS, atPeak = sum, procs
+		}
 		select {
 		case <-done:
 			var out []peak
 			for _, pk := range seen {
 				out = append(out, *pk)
 			}
-			return out, peakPSS
+			return out, peakPSS, atPeak
 		case <-tick.C:
 		}
 	}
+}
+
+// procPSS is one process of a sample.
+type procPSS struct {
+	cmdline string
+	memStatus
 }
 
 func cmdline(pid int) string {
@@ -150,7 +176,7 @@ func descendants(root int) []int {
 	return out
 }
 
-type memStatus struct{ hwm, pss float64 } // MiB
+type memStatus struct{ hwm, pss, anon, file float64 } // MiB: VmHWM, Pss, Pss_Anon, Pss_File
 
 // status returns the peak resident set and the proportional set size of
 // pid; zeros when it is gone.
@@ -163,6 +189,7 @@ func status(pid int) memStatus {
 	st.hwm = field(string(b), "VmHWM:")
 	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup"); err == nil {
 		st.pss = field(string(b), "Pss:")
+		st.anon, st.file = field(string(b), "Pss_Anon:"), field(string(b), "Pss_File:")
 	}
 	return st
 }
