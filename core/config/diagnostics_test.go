@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
 func TestWriteDiagnosticsGolden(t *testing.T) {
@@ -18,13 +20,13 @@ func TestWriteDiagnosticsGolden(t *testing.T) {
 	if err := WriteDiagnostics(&buf, cfg.Files, diags, 80, false); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "testdata/diag/agent.txt.golden", buf.Bytes())
+	testkit.Golden(t, "testdata/diag/agent.txt.golden", buf.Bytes())
 
 	js, err := DiagnosticsJSON(cfg.Files, diags)
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "testdata/diag/agent.json.golden", append(js, '\n'))
+	testkit.Golden(t, "testdata/diag/agent.json.golden", append(js, '\n'))
 }
 
 func TestDiagnosticsJSONShape(t *testing.T) {

@@ -9,25 +9,9 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
-)
 
-// golden compares got with the golden file at path, rewriting it under -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (go test -update refreshes it):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
+	"github.com/harness-agent/harness/internal/testkit"
+)
 
 func TestFormatGolden(t *testing.T) {
 	t.Parallel()
@@ -46,7 +30,7 @@ func TestFormatGolden(t *testing.T) {
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}
-			golden(t, strings.TrimSuffix(in, ".in.hcl")+".golden.hcl", got)
+			testkit.Golden(t, strings.TrimSuffix(in, ".in.hcl")+".golden.hcl", got)
 			if again := Format(got); !bytes.Equal(again, got) {
 				t.Errorf("formatting is not idempotent:\n%s", again)
 			}

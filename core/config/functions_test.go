@@ -8,12 +8,14 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
 func TestFunctions(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "prompt.md"), "hello\n")
+	testkit.WriteFile(t, filepath.Join(dir, "prompt.md"), "hello\n")
 	if err := os.WriteFile(filepath.Join(dir, "binary.bin"), []byte{0xff, 0xfe, 0x00}, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package config
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,8 +15,6 @@ import (
 
 	"github.com/harness-agent/harness/sdk"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // testEnv stands in for the process environment, so that tests can run in parallel.
 var testEnv = map[string]string{

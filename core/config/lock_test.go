@@ -6,22 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
 const (
 	sumA = "8c1c58d223e9242a47f53e8ff2c42b8b49739014ac3a32a6c295516763104028"
 	sumB = "a5d317481d222c75689113aa5c8fcc1f38c68ecc46a9c426cc0aa5922f55fdc3"
 )
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func TestLockRoundTrip(t *testing.T) {
 	t.Parallel()
@@ -114,7 +106,7 @@ func TestReadLockInvalid(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, LockFileName), tt.src)
+			testkit.WriteFile(t, filepath.Join(dir, LockFileName), tt.src)
 			_, diags := ReadLock(dir)
 			var got []string
 			for _, d := range diags {
@@ -142,10 +134,10 @@ func TestWriteLockRefusesBadSum(t *testing.T) {
 func TestIntegrity(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "bin", "good"), "good plugin")
-	writeFile(t, filepath.Join(dir, "bin", "locked"), "locked plugin")
-	writeFile(t, filepath.Join(dir, "bin", "changed"), "changed plugin")
-	writeFile(t, filepath.Join(dir, "bin", "unpinned"), "unpinned hook")
+	testkit.WriteFile(t, filepath.Join(dir, "bin", "good"), "good plugin")
+	testkit.WriteFile(t, filepath.Join(dir, "bin", "locked"), "locked plugin")
+	testkit.WriteFile(t, filepath.Join(dir, "bin", "changed"), "changed plugin")
+	testkit.WriteFile(t, filepath.Join(dir, "bin", "unpinned"), "unpinned hook")
 	goodSum, err := FileSHA256(filepath.Join(dir, "bin", "good"))
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +146,7 @@ func TestIntegrity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, "agent.hcl"), `
+	testkit.WriteFile(t, filepath.Join(dir, "agent.hcl"), `
 plugin "good" {
   path   = "bin/good"
   sha256 = "`+goodSum+`"
