@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
 func TestAppendRoundTrip(t *testing.T) {
@@ -149,17 +151,10 @@ func TestEventJSONGolden(t *testing.T) {
 		}
 	}
 	golden := filepath.Join("testdata", "events.golden.jsonl")
-	if *update {
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.Golden(t, golden, got.Bytes())
 	want, err := os.ReadFile(golden)
 	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got.String() != string(want) {
-		t.Errorf("JSON lines differ from %s:\ngot:\n%s\nwant:\n%s", golden, got.String(), want)
+		t.Fatal(err)
 	}
 
 	// The envelope reads back into an Event.

@@ -2,24 +2,20 @@ package session
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/harness-agent/harness/internal/pgtest"
+	"github.com/harness-agent/harness/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) != "" || os.Getenv(fleetEnvURL) != "" {
 		// The crash test's writer child: it is killed, never checked for leaks.
 		os.Exit(m.Run())
 	}
-	goleak.VerifyTestMain(m)
+	testkit.Main(m)
 }
 
 // tempStore is a store file path in a fresh folder.
