@@ -1,16 +1,13 @@
 package prompt
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/harness-agent/harness/core/config"
+	"github.com/harness-agent/harness/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestAssembleSortsAndDropsEmpty(t *testing.T) {
 	t.Parallel()
@@ -48,19 +45,7 @@ func TestSystemPromptGolden(t *testing.T) {
 		{Name: "write_file", Description: "Write a file atomically."},
 		{Name: "edit_file", Description: "Edit a file by replacing exact text. Returns the diff."},
 	}, 2)
-	golden := filepath.Join("testdata", "system.golden.md")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("system prompt differs from %s (run with -update):\n%s", golden, got)
-	}
+	testkit.Golden(t, filepath.Join("testdata", "system.golden.md"), []byte(got))
 }
 
 func TestSystemPromptIsStableAndSessionFree(t *testing.T) {
