@@ -3,7 +3,6 @@ package writefile
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,12 +13,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/plugins/internal/workspace/workspacetest"
 	"github.com/harness-agent/harness/sdk"
 	"github.com/harness-agent/harness/sdk/sdktest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // lines returns "line N\n" for n in [from, to], with edits applied:
 // edits[n] replaces line n ("" deletes it).
@@ -109,29 +107,12 @@ func TestGoldenDiffs(t *testing.T) {
 			if !ok || view.Path != tt.path {
 				t.Fatalf("presentation %+v", res.Presentation)
 			}
-			golden(t, filepath.Join("testdata", "golden", tt.name+".diff"), view.Unified)
+			testkit.Golden(t, filepath.Join("testdata", "golden", tt.name+".diff"), []byte(view.Unified))
 			got, err := os.ReadFile(filepath.Join(ws, tt.path))
 			if err != nil || string(got) != *tt.after {
 				t.Errorf("file holds %q (%v), want %q", got, err, *tt.after)
 			}
 		})
-	}
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", path, diff)
 	}
 }
 
