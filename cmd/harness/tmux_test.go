@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -289,18 +288,7 @@ agent "coder" {
 
 func checkScreenGolden(t *testing.T, name, got string) {
 	t.Helper()
-	golden := filepath.Join("testdata", "screens", name+".golden")
-	// -update is declared by the package's internal tests (render_test.go).
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		writeFile(t, golden, got)
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("screen differs from %s (go test -update rewrites it):\n%s", golden, got)
-	}
+	testkit.Golden(t, filepath.Join("testdata", "screens", name+".golden"), []byte(got))
 }
 
 // TestInteractiveAlwaysStatesItsScopeAndIsListed: "a" approves the stated
