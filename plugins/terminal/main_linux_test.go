@@ -1,13 +1,10 @@
 package terminal
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
 // pluginBinary is cmd/harness-tool-terminal, built once by TestMain.
@@ -30,28 +27,8 @@ func runTests(m *testing.M) int {
 	if _, ok := os.LookupEnv("GORACE"); !ok {
 		os.Setenv("GORACE", "atexit_sleep_ms=0")
 	}
-	dir, err := os.MkdirTemp("", "terminal-test-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	pluginBinary = filepath.Join(dir, "harness-tool-terminal")
-	probeBinary = filepath.Join(dir, "sandboxprobe")
-	for bin, pkg := range map[string]string{pluginBinary: "./cmd/harness-tool-terminal", probeBinary: "./testdata/sandboxprobe"} {
-		build := exec.Command("go", "build", "-o", bin, pkg)
-		if out, err := build.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, out)
-			return 1
-		}
-	}
-	code := m.Run()
-	removePrivateTemp()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goroutines leaked: %v\n", err)
-			return 1
-		}
-	}
-	return code
+	pluginBinary = testkit.MustBuild("./cmd/harness-tool-terminal")
+	probeBinary = testkit.MustBuild("./testdata/sandboxprobe")
+	defer removePrivateTemp()
+	return testkit.Run(m)
 }
