@@ -2,13 +2,12 @@ package bench
 
 import (
 	"flag"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
 // Binaries the benchmarks start. bench/run.sh builds them once and names
@@ -25,10 +24,6 @@ func TestMain(m *testing.M) {
 	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
 		os.Exit(m.Run()) // go test ./... builds nothing here
 	}
-	dir, err := os.MkdirTemp("", "harness-bench-")
-	if err != nil {
-		panic(err)
-	}
 	for _, b := range []struct {
 		out      *string
 		env, pkg string
@@ -37,17 +32,14 @@ func TestMain(m *testing.M) {
 		{&testPlugin, "BENCH_TESTPLUGIN", "../core/pluginhost/testdata/testplugin"},
 		{&barePlugin, "BENCH_BAREPLUGIN", "./bareplugin"},
 	} {
-		if *b.out = os.Getenv(b.env); *b.out != "" {
-			continue
-		}
-		*b.out = filepath.Join(dir, filepath.Base(b.pkg))
-		if out, err := exec.Command("go", "build", "-o", *b.out, b.pkg).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", b.pkg, err, out)
-			os.Exit(1)
+		if *b.out = os.Getenv(b.env); *b.out == "" {
+			*b.out = testkit.MustBuild(b.pkg)
 		}
 	}
+	// No leak check: the packages' own tests check for leaks; these only
+	// measure.
 	code := m.Run()
-	os.RemoveAll(dir)
+	testkit.RemoveBuilt()
 	os.Exit(code)
 }
 

@@ -78,8 +78,10 @@ func build(pkg string) (string, error) {
 	return b.path, b.err
 }
 
-// removeBuilt deletes the binaries built so far.
-func removeBuilt() {
+// RemoveBuilt deletes the binaries Build has made so far; Main and Run
+// call it, and a TestMain that does not use them (bench) calls it after
+// m.Run.
+func RemoveBuilt() {
 	built.mu.Lock()
 	defer built.mu.Unlock()
 	if built.dir != "" {

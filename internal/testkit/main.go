@@ -20,7 +20,7 @@ func Main(m *testing.M, opts ...goleak.Option) { os.Exit(Run(m, opts...)) }
 // Run is Main without the exit: it returns the process's exit code.
 func Run(m *testing.M, opts ...goleak.Option) int {
 	code := m.Run()
-	removeBuilt()
+	RemoveBuilt()
 	if code != 0 {
 		return code
 	}
