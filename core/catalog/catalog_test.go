@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
-	"go.uber.org/goleak"
+
+	"github.com/harness-agent/harness/internal/testkit"
 
 	"github.com/harness-agent/harness/core/config"
 	"github.com/harness-agent/harness/core/pluginhost"
@@ -38,7 +39,7 @@ func TestMain(m *testing.M) {
 		serveFake(name)
 		return
 	}
-	goleak.VerifyTestMain(m)
+	testkit.Main(m)
 }
 
 func serveFake(name string) {
