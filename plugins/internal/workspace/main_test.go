@@ -3,9 +3,9 @@ package workspace
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	testkit.Main(m)
 }

@@ -3,10 +3,10 @@ package engine
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
 // Every search, canceled or not, must leave no worker behind.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	testkit.Main(m)
 }

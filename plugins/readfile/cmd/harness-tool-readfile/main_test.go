@@ -11,7 +11,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
-	"go.uber.org/goleak"
+
+	"github.com/harness-agent/harness/internal/testkit"
 
 	"github.com/harness-agent/harness/sdk"
 )
@@ -25,7 +26,7 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	goleak.VerifyTestMain(m)
+	testkit.Main(m)
 }
 
 // The standalone binary speaks the harness handshake, waits for Configure
