@@ -3,7 +3,7 @@ package integration_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testkit.Main(m) }

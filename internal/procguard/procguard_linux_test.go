@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
 const secretEnv = "PROCGUARD_TEST_SECRET=sk-procguard-5e1f"
@@ -23,7 +25,7 @@ func TestMain(m *testing.M) {
 	case os.Getenv("PROCGUARD_USERNS") != "":
 		os.Exit(usernsChild())
 	}
-	os.Exit(m.Run())
+	testkit.Main(m)
 }
 
 func child() int {
