@@ -75,7 +75,8 @@ func BenchmarkMCPCall(b *testing.B) {
 		}
 		return ex
 	}
-	ex, exNoStore := executor(tools.SessionRecorder(store, info.ID)), executor(nil)
+	rec := tools.SessionRecorder(store, info.ID)
+	ex, exNoStore := phased{executor(rec), rec}, phased{ex: executor(nil)}
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 	cmd := exec.Command(bin)
@@ -106,6 +107,7 @@ func BenchmarkMCPCall(b *testing.B) {
 					}
 				})
 			}
+			ex.done(b)
 			report(b, time.Microsecond, []string{"phases", "bare", "phases-nostore"}, viaPhases, viaBare, viaPhasesNoStore)
 		})
 	}

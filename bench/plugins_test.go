@@ -194,10 +194,16 @@ func BenchmarkStartToFirstCall(b *testing.B) {
 	report(b, time.Millisecond, []string{"host", "bare"}, hosted, bare)
 }
 
+// phased is an executor with what a run puts around it.
+type phased struct {
+	ex  *tools.Executor
+	rec *tools.StoreRecorder // nil: events dropped
+}
+
 // phases builds what a run puts around a tool source: a registry, the
 // approval pipeline and an executor recording events in a session store
-// (record = false drops the events instead).
-func phases(b *testing.B, src tools.Source, record bool, specs ...sdk.ToolSpec) *tools.Executor {
+// through the run's recorder (record = false drops the events instead).
+func phases(b *testing.B, src tools.Source, record bool, specs ...sdk.ToolSpec) phased {
 	b.Helper()
 	ctx := context.Background()
 	ws := b.TempDir()
@@ -219,8 +225,10 @@ func phases(b *testing.B, src tools.Source, record bool, specs ...sdk.ToolSpec) 
 		names = append(names, s.Name)
 	}
 	var rec tools.Recorder
+	var storeRec *tools.StoreRecorder
 	if record {
-		rec = tools.SessionRecorder(store, info.ID)
+		storeRec = tools.SessionRecorder(store, info.ID)
+		rec = storeRec
 	}
 	pipeline, err := approval.New(approval.Options{Store: store, Session: info.ID, Workspace: ws, Recorder: rec})
 	if err != nil {
@@ -231,18 +239,40 @@ func phases(b *testing.B, src tools.Source, record bool, specs ...sdk.ToolSpec) 
 	if err != nil {
 		b.Fatal(err)
 	}
-	return ex
+	return phased{ex, storeRec}
 }
 
 // runCall runs a call through the executor. The loop guard is set to never
-// refuse the identical calls of a benchmark.
-func runCall(b *testing.B, ex *tools.Executor, tool string, args map[string]any) sdk.Result {
+// refuse the identical calls of a benchmark. With the store it commits as
+// the agent loop does for calls made one after another: the call's
+// tool.result is deferred and committed with the next call's tool.call, so
+// each call pays one commit that holds two events (a turn of one call pays
+// the same: its tool.call joins the commit of the model's message, its
+// result is committed at the end of the batch). done flushes the last one.
+func runCall(b *testing.B, p phased, tool string, args map[string]any) sdk.Result {
 	b.Helper()
-	o := ex.Run(context.Background(), call(tool, args))
+	ctx := context.Background()
+	c := call(tool, args)
+	var o tools.Outcome
+	if p.rec == nil {
+		o = p.ex.Run(ctx, c)
+	} else {
+		o = p.ex.RunDeferred(ctx, c)
+	}
 	if o.Result.Err != nil || o.RecordErr != nil {
 		b.Fatal(o.Result.Err, o.RecordErr)
 	}
 	return o.Result
+}
+
+// done commits what the last runCall deferred.
+func (p phased) done(b *testing.B) {
+	b.Helper()
+	if p.rec != nil {
+		if err := p.rec.Flush(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkNoopCall is a no-op tool call on a running plugin process,
@@ -292,6 +322,7 @@ func BenchmarkNoopCall(b *testing.B) {
 			}
 		})
 	}
+	ex.done(b)
 	report(b, time.Microsecond, []string{"phases", "bare", "host", "phases-nostore", "bare-execute"},
 		viaPhases, bareUnary, viaHost, viaPhasesNoStore, bareExecute)
 }
@@ -352,6 +383,7 @@ func BenchmarkCall64KiB(b *testing.B) {
 					size = len(res.Content)
 				})
 			}
+			ex.done(b)
 			if size < 64<<10 {
 				b.Fatalf("%s returned %d bytes, want at least 64 KiB", tc.tool, size)
 			}

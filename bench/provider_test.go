@@ -11,9 +11,12 @@ import (
 
 	"github.com/hashicorp/go-plugin"
 
+	"github.com/harness-agent/harness/core/agent"
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/llm"
 	"github.com/harness-agent/harness/core/pluginhost"
 	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
 	"github.com/harness-agent/harness/sdk/proto/providerv1"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
@@ -30,8 +33,12 @@ const longFixture = "vercel-deepseek-chat-text-length.2025-12.chunks.jsonl"
 //     HTTP to the built-in provider-deepseek plugin (SSE parsing, chunk
 //     translation), which streams it over gRPC to the host, where the block
 //     assembler builds the message;
-//   - harness+store: the same, with every delta committed to the session
-//     store as an assistant.chunk event, as a run does;
+//   - harness+store: what a run does with the same stream: the agent
+//     loop's model request through the llm client (its hooks, retry and
+//     metering), the deltas batched into assistant.chunk events per block
+//     (at most 40 ms or 1 KiB each) and committed to a SQLite session store
+//     with llm.request and the closing group (llm.usage, assistant.message,
+//     agent.response);
 //   - bare: go-plugin and a raw gRPC server stream of as many canned chunks
 //     from bench/bareplugin, read and dropped.
 func BenchmarkProviderStream(b *testing.B) {
@@ -73,15 +80,9 @@ func BenchmarkProviderStream(b *testing.B) {
 	}
 
 	// harness streams one answer and returns how many chunks it got.
-	harness := func(record bool) int {
+	harness := func() int {
 		n := 0
-		asm := llm.NewAssembler(func(block int, kind, delta string) {
-			if record {
-				if _, err := store.Append(ctx, info.ID, "assistant.chunk", map[string]any{"block": block, "kind": kind, "delta": delta}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		asm := llm.NewAssembler(func(int, string, string) {})
 		err := ph.Stream(ctx, handle, req, func(c sdk.StreamChunk) error {
 			n++
 			return asm.Add(c)
@@ -93,6 +94,25 @@ func BenchmarkProviderStream(b *testing.B) {
 			b.Fatal(err)
 		}
 		return n
+	}
+	// run answers the same request as the agent loop of a run does and
+	// returns the assistant.chunk events it committed.
+	rec := tools.SessionRecorder(store, info.ID)
+	var chunkEvents int
+	rec.Sink = func(ev session.Event) {
+		if ev.Type == event.TypeAssistantChunk {
+			chunkEvents++
+		}
+	}
+	client := llm.NewClient(func(string) (llm.Streamer, error) { return providerStreamer{ph}, nil }, llm.Options{})
+	loopCfg := agent.Config{Session: info.ID, Agent: "bench", Bindings: []llm.Binding{{Name: "chat", Provider: "deepseek", Model: model}}}
+	run := func() int {
+		before := chunkEvents
+		_, out := agent.New(loopCfg, client, noTools{}, rec, rec).Run(ctx, req.Messages)
+		if out.Status != agent.StatusCompleted {
+			b.Fatalf("the run ended %s: %v", out.Status, out.Err)
+		}
+		return chunkEvents - before
 	}
 
 	bareCl := bareClient(barePlugin)
@@ -121,10 +141,10 @@ func BenchmarkProviderStream(b *testing.B) {
 	}
 
 	var viaHarness, viaHarnessStore, viaBare timings
-	var chunks, bareChunks int
+	var chunks, bareChunks, committed int
 	for b.Loop() {
-		viaHarness.time(func() { chunks = harness(false) })
-		viaHarnessStore.time(func() { harness(true) })
+		viaHarness.time(func() { chunks = harness() })
+		viaHarnessStore.time(func() { committed = run() })
 		viaBare.time(func() { bareChunks = bare() })
 	}
 	perChunk := func(t timings, n int) timings {
@@ -137,5 +157,26 @@ func BenchmarkProviderStream(b *testing.B) {
 	report(b, time.Microsecond, []string{"harness-chunk", "bare-chunk", "harness+store-chunk"},
 		perChunk(viaHarness, chunks), perChunk(viaBare, bareChunks), perChunk(viaHarnessStore, chunks))
 	b.ReportMetric(float64(chunks), "chunks")
+	b.ReportMetric(float64(committed), "chunk-events")
 	b.ReportMetric(float64(bareChunks), "bare-chunks")
+}
+
+// providerStreamer is the llm layer's view of a provider plugin, as the
+// runner's.
+type providerStreamer struct{ h *pluginhost.ProviderHandle }
+
+func (p providerStreamer) Prepare(ctx context.Context, b llm.Binding) (sdk.Handle, error) {
+	return p.h.PrepareCall(ctx, b.PrepareRequest())
+}
+
+func (p providerStreamer) Stream(ctx context.Context, h sdk.Handle, req sdk.StreamRequest, emit func(sdk.StreamChunk) error) error {
+	return p.h.Stream(ctx, h, req, emit)
+}
+
+// noTools is an agent without tools.
+type noTools struct{}
+
+func (noTools) Definitions() []sdk.ToolDefinition { return nil }
+func (noTools) Run(context.Context, sdk.Call) tools.Outcome {
+	panic("the benchmark's model called a tool")
 }
