@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -164,10 +165,17 @@ func age(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
+// compactJSON is an event's stored JSON on one line for people: cut after
+// max bytes (at a character's start) and visible, since encoding/json
+// leaves bidirectional and zero-width characters as they are.
 func compactJSON(b []byte, max int) string {
 	s := strings.ReplaceAll(string(b), "\n", "⏎")
 	if len(s) > max {
-		return s[:max] + "…"
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
-	return s
+	return visibleLine(s)
 }

@@ -5,19 +5,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/harness-agent/harness/sdk"
 )
 
 func TestPresentationRoundTrips(t *testing.T) {
 	t.Parallel()
-	views := []sdk.Presentation{
-		sdk.TerminalView{Command: "go test", ExitCode: 1, Output: "FAIL\n"},
-		sdk.DiffView{Path: "a.go", Unified: "@@"},
-		sdk.SearchView{Query: "q", Total: 3, Hits: []sdk.SearchHit{{Path: "a", Line: 2, Text: "x"}}},
-		sdk.FileView{Path: "a", StartLine: 1, EndLine: 9},
-		sdk.TextView{Text: "hi"},
-	}
+	views := viewSamples()
 	if len(views) != len(Views()) {
 		t.Fatalf("the test covers %d views, Views has %d", len(views), len(Views()))
 	}

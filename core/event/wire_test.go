@@ -109,7 +109,11 @@ func checkRecorded(t *testing.T, key string, v any, recorded map[string]json.Raw
 	want, ok := recorded[key]
 	switch {
 	case !ok:
-		t.Errorf("%s has no line in %s; add the data of its sample:\n%s", key, wireGolden, got)
+		field, name := "type", key
+		if kind, ok := strings.CutPrefix(key, "view "); ok {
+			field, name = "view", kind
+		}
+		t.Errorf("%s has no line in %s; add its sample's:\n{%q:%q,\"data\":%s}", key, wireGolden, field, name, got)
 	case !bytes.Equal(got, want):
 		t.Errorf("%s encodes its sample as\n%s\nbut %s recorded\n%s\n(if the change is meant, it changes the --json stream: edit the line and docs/events.md)", key, got, wireGolden, want)
 	}
