@@ -35,13 +35,14 @@ type Meter interface {
 	RecordUsage(ctx context.Context, u session.Usage) error
 }
 
-// Statuses of a finished run (the session.ended status).
+// Statuses of a finished run: the session's end statuses, which
+// core/session defines and its store accepts (session.ended's status).
 const (
-	StatusCompleted   = "completed"
-	StatusLimit       = "limit"
-	StatusError       = "error"
-	StatusInterrupted = "interrupted"
-	StatusPending     = "pending_approval"
+	StatusCompleted   = session.StatusCompleted
+	StatusLimit       = session.StatusLimit
+	StatusError       = session.StatusError
+	StatusInterrupted = session.StatusInterrupted
+	StatusPending     = session.StatusPending
 )
 
 // Finish reasons the loop treats apart (besides tool calls).

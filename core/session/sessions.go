@@ -36,17 +36,25 @@ type SessionInfo struct {
 }
 
 // Session statuses. A session is created running and ended with one of the
-// others, the statuses of DESIGN §8 session.ended. A running session whose
-// lease is not live reads as StatusAbandoned.
-var endStatuses = map[string]bool{
-	"completed":        true,
-	"limit":            true,
-	"error":            true,
-	"interrupted":      true,
-	"pending_approval": true,
-}
+// others, the statuses of DESIGN §8 session.ended (the agent loop's
+// outcomes). A running session whose lease is not live reads as
+// StatusAbandoned.
+const (
+	StatusRunning     = "running"
+	StatusCompleted   = "completed"
+	StatusLimit       = "limit"
+	StatusError       = "error"
+	StatusInterrupted = "interrupted"
+	StatusPending     = "pending_approval"
+)
 
-const statusRunning = "running"
+var endStatuses = map[string]bool{
+	StatusCompleted:   true,
+	StatusLimit:       true,
+	StatusError:       true,
+	StatusInterrupted: true,
+	StatusPending:     true,
+}
 
 // CreateSession records a new running session. The store sets ID, Status
 // and EndedAt (values the caller put there are ignored); StartedAt is now
@@ -60,7 +68,7 @@ func (s *Store) CreateSession(ctx context.Context, info SessionInfo) (SessionInf
 		info.StartedAt = time.Now()
 	}
 	info.StartedAt = info.StartedAt.UTC()
-	info.Status = statusRunning
+	info.Status = StatusRunning
 	info.EndedAt = time.Time{}
 	info.Lease.Heartbeat = time.Time{}
 	if info.Lease.Owner != "" {
@@ -162,7 +170,7 @@ func (s *Store) EndSession(ctx context.Context, id, status string, turns int) er
 	return s.write(ctx, op, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q(`UPDATE sessions SET status = ?, turns = ?, ended_at = ?,
 			lease_owner = '', lease_pid = 0, lease_host = '', lease_heartbeat = 0
-			WHERE id = ? AND status = ?`), status, turns, time.Now().UnixNano(), id, statusRunning)
+			WHERE id = ? AND status = ?`), status, turns, time.Now().UnixNano(), id, StatusRunning)
 		if err != nil {
 			return err
 		}
@@ -190,7 +198,7 @@ func (s *Store) ReopenSession(ctx context.Context, id, configHash string, lease 
 		_, err := tx.ExecContext(ctx, s.q(`UPDATE sessions SET status = ?, ended_at = NULL,
 			config_hash = CASE WHEN CAST(? AS TEXT) = '' THEN config_hash ELSE ? END,
 			host = CASE WHEN CAST(? AS TEXT) = '' THEN host ELSE ? END WHERE id = ?`),
-			statusRunning, configHash, configHash, lease.Host, lease.Host, id)
+			StatusRunning, configHash, configHash, lease.Host, lease.Host, id)
 		return err
 	})
 }
@@ -226,7 +234,7 @@ func scanSession(r scanner) (SessionInfo, error) {
 	if heartbeat != 0 {
 		info.Lease.Heartbeat = fromNanos(heartbeat)
 	}
-	if info.Status == statusRunning && !info.Lease.Live(time.Now()) {
+	if info.Status == StatusRunning && !info.Lease.Live(time.Now()) {
 		info.Status = StatusAbandoned
 	}
 	info.StartedAt = fromNanos(started)
