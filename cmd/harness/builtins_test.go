@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/harness-agent/harness/core/config"
 	"github.com/harness-agent/harness/plugins/readfile"
 	"github.com/harness-agent/harness/plugins/search"
 	"github.com/harness-agent/harness/plugins/terminal"
@@ -38,6 +39,32 @@ func TestBuiltinToolListsMatchThePlugins(t *testing.T) {
 		}
 		if len(names) == 0 || !slices.Equal(names, b.Tools) {
 			t.Errorf("built-in %q: catalog lists %v, plugin reports %v", b.Name, b.Tools, names)
+		}
+	}
+}
+
+// The core treats some built-in tools apart by name (the terminal's shell
+// policy and deadline, write_file's diffs and permissions.write, the
+// system prompt's hints): a built-in that renamed one would quietly lose
+// those rules, so each name must be a built-in's tool, and no tool of a
+// built-in may take the core's own tool's name.
+func TestCoreToolNamesAreTheBuiltins(t *testing.T) {
+	t.Parallel()
+	var offered []string
+	for _, b := range builtinCatalog() {
+		offered = append(offered, b.Tools...)
+	}
+	for _, name := range []string{config.TerminalTool, config.WriteFileTool, config.EditFileTool} {
+		if !slices.Contains(offered, name) {
+			t.Errorf("the core treats %q apart, but no built-in offers it (they offer %v)", name, offered)
+		}
+	}
+	if slices.Contains(offered, config.EmitArtifactTool) {
+		t.Errorf("a built-in offers %q, the core's own tool", config.EmitArtifactTool)
+	}
+	for _, name := range offered {
+		if !sdk.ValidToolName(name) {
+			t.Errorf("built-in tool %q: not a name providers accept (%s)", name, sdk.ToolNameRule)
 		}
 	}
 }

@@ -15,13 +15,6 @@ import (
 	"github.com/harness-agent/harness/sdk"
 )
 
-// Built-in tools the pipeline knows by name.
-const (
-	terminalTool  = "terminal"
-	writeFileTool = "write_file"
-	editFileTool  = "edit_file"
-)
-
 // ApprovedPathArg is the argument the pipeline adds to a write_file or
 // edit_file call it lets run: the workspace path, symbolic links resolved,
 // that the glob check or the person approved. The write plugin refuses the
@@ -52,11 +45,11 @@ func (p *Pipeline) plan(req tools.ApprovalRequest) (plan, *sdk.Error) {
 	switch {
 	case t.Origin == tools.OriginBuiltin && !t.Spec.Writes && !t.Spec.Executes:
 		return plan{}, p.guardRead(req.Call)
-	case t.Origin == tools.OriginBuiltin && t.Spec.Name == terminalTool:
+	case t.Origin == tools.OriginBuiltin && t.Spec.Name == config.TerminalTool:
 		return p.planTerminal(req.Call)
-	case t.Origin == tools.OriginBuiltin && t.Spec.Name == writeFileTool:
+	case t.Origin == tools.OriginBuiltin && t.Spec.Name == config.WriteFileTool:
 		return p.planWrite(req.Call)
-	case t.Origin == tools.OriginBuiltin && t.Spec.Name == editFileTool:
+	case t.Origin == tools.OriginBuiltin && t.Spec.Name == config.EditFileTool:
 		return p.planEdit(req.Call)
 	case t.Origin == tools.OriginBuiltin && t.Spec.Writes:
 		return p.planBuiltinWrite(req), nil
@@ -164,7 +157,7 @@ func (p *Pipeline) planWrite(call sdk.Call) (plan, *sdk.Error) {
 	if err := json.Unmarshal(call.Arguments, &args); err != nil {
 		return plan{}, sdk.Errorf(sdk.KindInvalidArgs, "write_file: arguments: %v", err)
 	}
-	return p.planFileWrite(writeFileTool, args.Path, func(change) (string, *sdk.Error) { return args.Content, nil })
+	return p.planFileWrite(config.WriteFileTool, args.Path, func(change) (string, *sdk.Error) { return args.Content, nil })
 }
 
 // planEdit plans edit_file like write_file: the same globs decide, and a
@@ -180,7 +173,7 @@ func (p *Pipeline) planEdit(call sdk.Call) (plan, *sdk.Error) {
 	if err != nil {
 		return plan{}, sdk.Errorf(sdk.KindInvalidArgs, "edit_file: %v", err)
 	}
-	return p.planFileWrite(editFileTool, args.Path, func(ch change) (string, *sdk.Error) {
+	return p.planFileWrite(config.EditFileTool, args.Path, func(ch change) (string, *sdk.Error) {
 		switch {
 		case !ch.readable():
 			return "", nil // the summary says why; the plugin refuses or applies

@@ -10,6 +10,7 @@ import (
 
 	udiff "github.com/aymanbagabas/go-udiff"
 
+	"github.com/harness-agent/harness/core/config"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -58,17 +59,17 @@ func (c change) readable() bool { return c.err == nil && !c.tooBig }
 // summary is a write as people read it: the path and a diff stat.
 func (c change) summary(tool, rel string) string {
 	verb := "write"
-	if tool == editFileTool {
+	if tool == config.EditFileTool {
 		verb = "edit"
 	}
 	switch {
-	case c.err != nil && tool == editFileTool:
+	case c.err != nil && tool == config.EditFileTool:
 		return fmt.Sprintf("edit %s (current file unreadable: %v)", rel, c.err)
 	case c.err != nil:
 		return fmt.Sprintf("write %s (%d bytes; current file unreadable: %v)", rel, len(c.after), c.err)
 	case !c.exists:
 		return fmt.Sprintf("create %s (+%d lines)", rel, countLines(c.after))
-	case c.tooBig && tool == editFileTool:
+	case c.tooBig && tool == config.EditFileTool:
 		return fmt.Sprintf("edit %s (over %d MiB: not diffed)", rel, maxDiffBytes>>20)
 	case c.tooBig || len(c.after) > maxDiffBytes:
 		return fmt.Sprintf("overwrite %s (%d bytes)", rel, len(c.after))
@@ -156,5 +157,5 @@ func WriteDiff(workspace, path, content string) (summary, diff string, err error
 	}
 	ch := readChange(workspace, rel)
 	ch.after = content
-	return ch.summary(writeFileTool, rel), ch.diff(rel), nil
+	return ch.summary(config.WriteFileTool, rel), ch.diff(rel), nil
 }

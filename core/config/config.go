@@ -17,6 +17,11 @@ const (
 	DefaultSummarizerAgent = "context-manager"
 	// EmitArtifactTool is the core's own tool: it is always known.
 	EmitArtifactTool = "emit_artifact"
+	// Built-in tools the core treats apart by name: approvals (core/approval),
+	// the terminal's deadline (core/tools) and the system prompt (core/prompt).
+	TerminalTool  = "terminal"
+	WriteFileTool = "write_file"
+	EditFileTool  = "edit_file"
 )
 
 // Approval and terminal policies (plugin.approval, mcp.approval, permissions.terminal).

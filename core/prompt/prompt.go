@@ -59,7 +59,7 @@ func System(a *config.Agent, tools []Tool, hidden int) string {
 	return Assemble([]Segment{
 		{Name: "preamble", Order: OrderPreamble, Text: preamble},
 		{Name: "persona", Order: OrderPersona, Text: a.Persona},
-		{Name: "policy", Order: OrderPolicy, Text: Policy(a.Permissions, hasTool(tools, "terminal"), hasTool(tools, "write_file") || hasTool(tools, "edit_file"))},
+		{Name: "policy", Order: OrderPolicy, Text: Policy(a.Permissions, hasTool(tools, config.TerminalTool), hasTool(tools, config.WriteFileTool) || hasTool(tools, config.EditFileTool))},
 		{Name: "system", Order: OrderSystem, Text: a.System},
 		{Name: "tools", Order: OrderTools, Text: toolTable(tools, hidden)},
 	})
@@ -128,7 +128,7 @@ func toolTable(tools []Tool, hidden int) string {
 	for _, t := range tools {
 		fmt.Fprintf(&b, "- `%s`: %s\n", t.Name, firstSentence(t.Description))
 	}
-	if hasTool(tools, "edit_file") && hasTool(tools, "write_file") {
+	if hasTool(tools, config.EditFileTool) && hasTool(tools, config.WriteFileTool) {
 		b.WriteString("- Change part of a file with `edit_file`; use `write_file` only to create a file or replace all of it.\n")
 	}
 	if hidden > 0 {

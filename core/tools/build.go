@@ -19,10 +19,6 @@ import (
 	"github.com/harness-agent/harness/sdk"
 )
 
-// TerminalTool is the built-in tool whose deadline follows the agent's
-// terminal timeouts.
-const TerminalTool = "terminal"
-
 // terminalGrace is added to a command's own timeout, so that the terminal
 // plugin stops the command (and reports its output) before the call's
 // deadline cuts the plugin off.
@@ -81,7 +77,7 @@ func Build(ctx context.Context, s Setup) (*Registry, error) {
 				t.Approval = blk.Approval
 				t.Timeout = FixedTimeout(blk.Timeout)
 			}
-			if t.Origin == OriginBuiltin && spec.Name == TerminalTool {
+			if t.Origin == OriginBuiltin && spec.Name == config.TerminalTool {
 				t.Timeout = terminalTimeout(s.Agent.Permissions)
 			}
 			err := reg.Add(t)
@@ -165,7 +161,7 @@ func configure(ctx context.Context, s Setup, p catalog.Plugin) error {
 // agent's terminal permissions.
 func pluginConfig(s Setup, p catalog.Plugin) (json.RawMessage, error) {
 	if p.Spec.Builtin {
-		if !slices.ContainsFunc(p.Info.Tools, func(t sdk.ToolSpec) bool { return t.Name == TerminalTool }) {
+		if !slices.ContainsFunc(p.Info.Tools, func(t sdk.ToolSpec) bool { return t.Name == config.TerminalTool }) {
 			return json.RawMessage("{}"), nil
 		}
 		perm := s.Agent.Permissions
