@@ -370,7 +370,12 @@ func (ws *workerSessions) openSession(id string) (*runner.Runner, *engine.Runtim
 			return out.ResultEvent(), err
 		},
 		End: func(ctx context.Context, res engine.Result) error {
-			err := r.EndWith(ctx, res.Status, res.Totals)
+			var err error
+			// A retry of the activity that ended it (its worker was lost
+			// after the end was committed) ends it once.
+			if info, ierr := r.Store().Session(ctx, id); ierr != nil || info.Status == "running" {
+				err = r.EndWith(ctx, res.Status, res.Totals)
+			}
 			ws.mu.Lock()
 			delete(ws.open, id)
 			ws.mu.Unlock()

@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/internal/temporaltest"
@@ -226,5 +228,83 @@ func TestTemporalApproveBySignal(t *testing.T) {
 	last, _ := msgs[len(msgs)-1]["content"].(string)
 	if !strings.Contains(last, "was approved and ran") {
 		t.Errorf("the model was not told of the approval; last message: %q", last)
+	}
+}
+
+// storedTypes returns the types of session id's events in the store, in order.
+func storedTypes(t *testing.T, store *session.Store, id string) []string {
+	t.Helper()
+	evs, err := store.Events(context.Background(), id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := make([]string, len(evs))
+	for i, ev := range evs {
+		types[i] = ev.Type
+	}
+	return types
+}
+
+// A worker killed while a model response streams: the request is sent
+// again on the next worker (it never completed), and the store holds each
+// event once — the events the workflow had buffered, the usage, the
+// answer — with llm.retry between the lost attempt's partial output and
+// the new attempt's.
+func TestTemporalWorkerKilledMidStream(t *testing.T) {
+	addr := temporalServer(t)
+	answer := fakedeepseek.Turn{Text: "The notes say hello, twice over."}
+	fake := fakedeepseek.New(t, fakedeepseek.Scripted(answer).StallAfter(3, 500*time.Millisecond), fakedeepseek.Scripted(answer))
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "agent.hcl"), temporalAgent(fake.URL, addr, "q-stream"))
+	kill := startWorker(t, dir, addr, "q-stream")
+
+	r := harness(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, "run", "--engine", "temporal", "--detach", "agent.hcl", "What do the notes say?")
+	if r.code != 0 {
+		t.Fatalf("run --detach exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	id := strings.Fields(strings.TrimPrefix(r.stdout, "session "))[0]
+	store, err := session.Open(storeFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	testkit.WaitFor(t, func() bool {
+		return slices.Contains(storedTypes(t, store, id), "assistant.chunk")
+	}, "the first attempt's partial answer to be in the store")
+	kill()
+	startWorker(t, dir, addr, "q-stream")
+
+	a := harness(t, dir, nil, "sessions", "attach", "--json", id)
+	if a.code != 0 {
+		t.Fatalf("sessions attach exit %d\nstdout:\n%s\nstderr:\n%s", a.code, a.stdout, a.stderr)
+	}
+	if n := len(fake.Requests()); n != 2 {
+		t.Errorf("the fake got %d requests, want 2: the lost one and its resend", n)
+	}
+	types := storedTypes(t, store, id)
+	count := map[string]int{}
+	for _, typ := range types {
+		count[typ]++
+	}
+	for typ, want := range map[string]int{"session.started": 1, "llm.request": 1, "llm.retry": 1, "llm.usage": 1,
+		"assistant.message": 1, "agent.response": 1, "session.ended": 1} {
+		if count[typ] != want {
+			t.Errorf("%d %s events in the store, want %d; events: %s", count[typ], typ, want, strings.Join(types, " "))
+		}
+	}
+	retry := slices.Index(types, "llm.retry")
+	if retry < 0 || !slices.Contains(types[:retry], "assistant.chunk") || !slices.Contains(types[retry:], "assistant.chunk") {
+		t.Errorf("want the lost attempt's chunks, llm.retry, then the new attempt's; events: %s", strings.Join(types, " "))
+	}
+	totals, err := store.UsageTotals(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	usage := eventData(parseEvents(t, a.stdout), "llm.usage")
+	if len(usage) != 1 || float64(totals.PromptTokens) != usage[0]["prompt_tokens"] {
+		t.Errorf("usage totals %+v, llm.usage %v: the request must be metered once", totals, usage)
+	}
+	if !strings.Contains(a.stdout, "twice over") || !strings.Contains(a.stdout, `"status":"completed"`) {
+		t.Errorf("the answer or the completed status is missing:\n%s", a.stdout)
 	}
 }

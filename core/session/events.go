@@ -211,6 +211,52 @@ type Entry struct {
 // error none is. One transaction for the events a step of the run produces
 // together costs one commit instead of one per event.
 func (s *Store) AppendAll(ctx context.Context, session string, entries []Entry, usage ...Usage) ([]Event, error) {
+	return s.appendAll(ctx, session, "", entries, usage)
+}
+
+// AppendAllOnce is AppendAll done at most once per key in session: when a
+// group with this key was committed before, it commits nothing and returns
+// no events. A retried Temporal activity commits again the events and
+// usage an earlier attempt may have committed; its key makes the second
+// commit a no-op, decided in the same transaction.
+func (s *Store) AppendAllOnce(ctx context.Context, session, key string, entries []Entry, usage ...Usage) ([]Event, error) {
+	if key == "" {
+		return nil, s.fail("append events to session "+session, errors.New("AppendAllOnce needs a key"))
+	}
+	return s.appendAll(ctx, session, key, entries, usage)
+}
+
+// Claim records key in session's once keys (those of AppendAllOnce) and
+// reports whether it was new: a Temporal activity learns so whether an
+// earlier execution of it got that far.
+func (s *Store) Claim(ctx context.Context, session, key string) (bool, error) {
+	op := fmt.Sprintf("claim key %s of session %s", key, session)
+	if key == "" {
+		return false, s.fail(op, errors.New("empty key"))
+	}
+	claimed := false
+	err := s.write(ctx, op, func(tx *sql.Tx) error {
+		if err := s.sessionExists(ctx, tx, session); err != nil {
+			return err
+		}
+		var err error
+		claimed, err = s.claimKey(ctx, tx, session, key)
+		return err
+	})
+	return claimed, err
+}
+
+// claimKey records key in session's once_keys; false when it was there.
+func (s *Store) claimKey(ctx context.Context, tx *sql.Tx, session, key string) (bool, error) {
+	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO once_keys (session, key) VALUES (?, ?) ON CONFLICT DO NOTHING`), session, key)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+func (s *Store) appendAll(ctx context.Context, session, key string, entries []Entry, usage []Usage) ([]Event, error) {
 	if len(entries) == 0 && len(usage) == 0 {
 		return nil, nil
 	}
@@ -237,7 +283,17 @@ func (s *Store) AppendAll(ctx context.Context, session string, entries []Entry, 
 			return nil, s.fail(op, err)
 		}
 	}
+	done := false
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
+		if key != "" {
+			if err := s.sessionExists(ctx, tx, session); err != nil {
+				return err
+			}
+			claimed, err := s.claimKey(ctx, tx, session, key)
+			if done = !claimed; err != nil || done {
+				return err
+			}
+		}
 		now := time.Now().UTC()
 		var stmt *sql.Stmt
 		if !s.pg {
@@ -273,7 +329,7 @@ func (s *Store) AppendAll(ctx context.Context, session string, entries []Entry, 
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil || done {
 		return nil, err
 	}
 	return evs, nil

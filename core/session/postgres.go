@@ -148,6 +148,13 @@ var pgMigrations = [][]string{
 		`CREATE INDEX actions_session ON actions (session, created_at)`,
 		`CREATE INDEX actions_status ON actions (status, created_at)`,
 	},
+	{ // 2: SQLite's 5, the keys of writes done at most once
+		`CREATE TABLE once_keys (
+			session TEXT NOT NULL REFERENCES sessions (id),
+			key     TEXT NOT NULL,
+			PRIMARY KEY (session, key)
+		)`,
+	},
 }
 
 // pgMigrationLock is the key of the advisory lock migrations hold: any

@@ -77,6 +77,13 @@ var migrations = [][]string{
 	{ // 4: the machine a session runs on, so that an approval elsewhere knows whether it can execute (docs/scale.md)
 		`ALTER TABLE sessions ADD COLUMN host TEXT NOT NULL DEFAULT ''`,
 	},
+	{ // 5: the keys of writes done at most once (AppendAllOnce, Claim): a retried Temporal activity writes nothing twice
+		`CREATE TABLE once_keys (
+			session TEXT NOT NULL REFERENCES sessions (id),
+			key     TEXT NOT NULL,
+			PRIMARY KEY (session, key)
+		) STRICT, WITHOUT ROWID`,
+	},
 }
 
 // schemaVersion is the version this build writes.

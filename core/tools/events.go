@@ -139,3 +139,34 @@ func (r *StoreRecorder) commitLocked(ctx context.Context) error {
 	}
 	return nil
 }
+
+// RecordOnce commits ds and usage in one transaction at most once per key
+// (session.Store.AppendAllOnce), after what was deferred: a retried
+// Temporal activity that commits them again stores and shows nothing twice.
+func (r *StoreRecorder) RecordOnce(ctx context.Context, key string, ds []event.Data, usage []session.Usage) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.commitLocked(ctx); err != nil {
+		return err
+	}
+	entries := make([]session.Entry, len(ds))
+	for i, d := range ds {
+		entries[i] = r.entry(d)
+	}
+	evs, err := r.Store.AppendAllOnce(ctx, r.Session, key, entries, usage...)
+	if err != nil {
+		return err
+	}
+	if r.Sink != nil {
+		for _, ev := range evs {
+			r.Sink(ev)
+		}
+	}
+	return nil
+}
+
+// Claim records key in the session's once keys and reports whether it was
+// new (session.Store.Claim).
+func (r *StoreRecorder) Claim(ctx context.Context, key string) (bool, error) {
+	return r.Store.Claim(ctx, r.Session, key)
+}

@@ -147,7 +147,7 @@ func (e *Executor) Announce(ctx context.Context, calls ...sdk.Call) error {
 		if _, dup := e.announced.LoadOrStore(call.ID, true); dup {
 			continue
 		}
-		evs = append(evs, event.ToolCall{CallID: call.ID, Tool: call.Tool, Arguments: argumentsJSON(call.Arguments)})
+		evs = append(evs, CallEvent(call))
 	}
 	// One commit for the calls of the group, before any of them runs.
 	if err := event.RecordAll(context.WithoutCancel(ctx), e.rec, evs...); err != nil {
@@ -155,6 +155,20 @@ func (e *Executor) Announce(ctx context.Context, calls ...sdk.Call) error {
 		return fmt.Errorf("record the tool.call events of %d calls: %w", len(evs), err)
 	}
 	return nil
+}
+
+// CallEvent is the tool.call event of call, as Run and Announce record it.
+func CallEvent(call sdk.Call) event.ToolCall {
+	return event.ToolCall{CallID: call.ID, Tool: call.Tool, Arguments: argumentsJSON(call.Arguments)}
+}
+
+// Announced says the caller recorded the tool.call events of these calls
+// (a Temporal activity commits it once, however often it is retried): Run
+// does not record them again.
+func (e *Executor) Announced(ids ...string) {
+	for _, id := range ids {
+		e.announced.Store(id, true)
+	}
 }
 
 // Run runs one call through every phase and records its events.
@@ -210,7 +224,7 @@ func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approve
 	approved := approvedAction != ""
 	c := &callRun{e: e, rec: rec, call: call, actionID: approvedAction, deferLast: deferLast}
 	if _, announced := e.announced.LoadAndDelete(call.ID); !approved && !announced {
-		c.record(ctx, event.ToolCall{CallID: call.ID, Tool: call.Tool, Arguments: argumentsJSON(call.Arguments)})
+		c.record(ctx, CallEvent(call))
 	}
 	res := normalize(call.Tool, c.phases(ctx, approved), e.opts.OutputCap)
 	e.observe(ctx, c.event(PhaseNormalize, &res))

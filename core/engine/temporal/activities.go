@@ -14,6 +14,7 @@ import (
 	"github.com/harness-agent/harness/core/agent"
 	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/llm"
+	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
 )
@@ -44,46 +45,61 @@ func RegisterActivities(w worker.Registry, a *Activities) {
 	w.RegisterActivityWithOptions(a.Record, activity.RegisterOptions{Name: ActivityRecord})
 }
 
-// runtime returns the session's runtime with the buffered events committed.
-func (a *Activities) runtime(ctx context.Context, id string, events []Event) (*Runtime, error) {
+// onceKey is what the activity writes once is keyed by: its workflow run
+// and the key the workflow gave it (or, without one, its activity id).
+// Outside an activity (a direct call) it is "": nothing is deduplicated.
+func onceKey(ctx context.Context, key string) string {
+	if !activity.IsActivity(ctx) {
+		return ""
+	}
+	info := activity.GetInfo(ctx)
+	if key == "" {
+		key = "activity-" + info.ActivityID
+	}
+	return info.WorkflowExecution.RunID + "/" + key
+}
+
+// runtime returns the session's runtime with the buffered events committed,
+// each group once: a retry of the activity (its worker was lost after it
+// committed them) commits none of them again.
+func (a *Activities) runtime(ctx context.Context, id, key string, events []Event) (*Runtime, error) {
 	rt, err := a.Sessions.Runtime(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("session %s on this worker: %w", id, err)
 	}
-	// The events between two usage records are committed together (one
-	// transaction) when the store can.
-	var batch []event.Data
-	flush := func() error {
-		defer func() { batch = batch[:0] }()
-		if b, ok := rt.Recorder.(event.Batcher); ok && len(batch) > 1 {
-			return b.RecordAll(ctx, batch...)
-		}
-		for _, d := range batch {
-			if err := rt.Recorder.Record(ctx, d); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	var ds []event.Data
+	var usage []session.Usage
 	for _, ev := range events {
 		if ev.Usage != nil {
-			if err := flush(); err != nil {
-				return nil, fmt.Errorf("session %s: recording events: %w", id, err)
-			}
-			if rt.Meter != nil {
-				if err := rt.Meter.RecordUsage(ctx, *ev.Usage); err != nil {
-					return nil, fmt.Errorf("session %s: metering usage: %w", id, err)
-				}
-			}
+			usage = append(usage, *ev.Usage)
 			continue
 		}
 		d, err := event.DecodeData(ev.Type, ev.Data)
 		if err != nil {
 			return nil, fmt.Errorf("session %s: decoding a buffered %s event: %w", id, ev.Type, err)
 		}
-		batch = append(batch, d)
+		ds = append(ds, d)
 	}
-	if err := flush(); err != nil {
+	if len(ds) == 0 && len(usage) == 0 {
+		return rt, nil
+	}
+	if once, ok := rt.Recorder.(OnceRecorder); ok {
+		if key = onceKey(ctx, key); key != "" {
+			// One transaction, once: a retry commits none of it again.
+			if err := once.RecordOnce(ctx, key+"/events", ds, usage); err != nil {
+				return nil, fmt.Errorf("session %s: recording events: %w", id, err)
+			}
+			return rt, nil
+		}
+	}
+	if rt.Meter != nil {
+		for _, u := range usage {
+			if err := rt.Meter.RecordUsage(ctx, u); err != nil {
+				return nil, fmt.Errorf("session %s: metering usage: %w", id, err)
+			}
+		}
+	}
+	if err := event.RecordAll(ctx, rt.Recorder, ds...); err != nil {
 		return nil, fmt.Errorf("session %s: recording events: %w", id, err)
 	}
 	return rt, nil
@@ -96,7 +112,7 @@ func (a *Activities) Place(context.Context) (string, error) { return a.Queue, ni
 // Definitions returns the schemas of the session's tools.
 func (a *Activities) Definitions(ctx context.Context, id string) ([]sdk.ToolDefinition, error) {
 	defer heartbeat(ctx)() // the session's plugins may start now
-	rt, err := a.runtime(ctx, id, nil)
+	rt, err := a.runtime(ctx, id, "", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +122,7 @@ func (a *Activities) Definitions(ctx context.Context, id string) ([]sdk.ToolDefi
 // Model sends one model request, its deltas recorded as they arrive.
 func (a *Activities) Model(ctx context.Context, in ModelInput) (ModelOutput, error) {
 	defer heartbeat(ctx)() // from the start: the session's plugins may start first
-	rt, err := a.runtime(ctx, in.Session, in.Events)
+	rt, err := a.runtime(ctx, in.Session, in.Key, in.Events)
 	if err != nil {
 		return ModelOutput{}, err
 	}
@@ -118,6 +134,23 @@ func (a *Activities) Model(ctx context.Context, in ModelInput) (ModelOutput, err
 		obs.quiet = true
 		if model == nil {
 			return ModelOutput{Err: &sdk.Error{Kind: sdk.KindInvalidRequest, Message: "no summarizer model on this worker"}}, nil
+		}
+	}
+	if once, ok := rt.Recorder.(OnceRecorder); ok && !obs.quiet {
+		if key := onceKey(ctx, in.Key); key != "" {
+			first, err := once.Claim(ctx, key+"/sent")
+			if err != nil {
+				return ModelOutput{}, fmt.Errorf("session %s: %w", in.Session, err)
+			}
+			if !first {
+				// An execution before was lost with its worker: what it
+				// streamed is void, as after a retry of the llm layer
+				// (llm.retry says so), and the request is sent again.
+				retry := event.LLMRetry{Attempt: max(1, int(activity.GetInfo(ctx).Attempt)-1), Kind: sdk.KindTimeout}
+				if err := rt.Recorder.Record(ctx, retry); err != nil {
+					return ModelOutput{}, fmt.Errorf("session %s: recording the retry: %w", in.Session, err)
+				}
+			}
 		}
 	}
 	req := llm.Request{Bindings: bs, Messages: in.Messages, Tools: in.Tools,
@@ -143,9 +176,20 @@ func (a *Activities) Model(ctx context.Context, in ModelInput) (ModelOutput, err
 // Tool runs one tool call through the session's executor.
 func (a *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error) {
 	defer heartbeat(ctx)()
-	rt, err := a.runtime(ctx, in.Session, in.Events)
+	rt, err := a.runtime(ctx, in.Session, in.Key, in.Events)
 	if err != nil {
 		return ToolOutput{}, err
+	}
+	once, ok := rt.Recorder.(OnceRecorder)
+	ex, announces := rt.Tools.(announcer)
+	if key := onceKey(ctx, in.Key); ok && announces && key != "" {
+		// The call's tool.call is committed once, by this activity's
+		// first attempt to get that far: a retry (a read-only call whose
+		// worker was lost) runs the call again without announcing it twice.
+		if err := once.RecordOnce(ctx, key+"/call", []event.Data{tools.CallEvent(in.Call)}, nil); err != nil {
+			return ToolOutput{}, fmt.Errorf("session %s: recording tool.call %s: %w", in.Session, in.Call.ID, err)
+		}
+		ex.Announced(in.Call.ID)
 	}
 	o := rt.Tools.Run(ctx, in.Call)
 	// The presentation went into tool.result with the executor; the loop
@@ -158,10 +202,14 @@ func (a *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 	return out, nil
 }
 
+// announcer is implemented by executors that let their caller record a
+// call's tool.call (*tools.Executor).
+type announcer interface{ Announced(ids ...string) }
+
 // Decide runs or denies a pending action.
 func (a *Activities) Decide(ctx context.Context, in DecideInput) (tools.ResultEvent, error) {
 	defer heartbeat(ctx)()
-	rt, err := a.runtime(ctx, in.Session, in.Events)
+	rt, err := a.runtime(ctx, in.Session, in.Key, in.Events)
 	if err != nil {
 		return tools.ResultEvent{}, err
 	}
@@ -171,7 +219,7 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (tools.ResultEv
 // Record commits buffered events and, at the end, ends the session.
 func (a *Activities) Record(ctx context.Context, in RecordInput) error {
 	defer heartbeat(ctx)()
-	rt, err := a.runtime(ctx, in.Session, in.Events)
+	rt, err := a.runtime(ctx, in.Session, in.Key, in.Events)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/core/agent"
+	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/llm"
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/tools"
@@ -113,6 +114,10 @@ type Event struct {
 
 // ModelInput is one model request.
 type ModelInput struct {
+	// Key names the activity in its workflow run; the workflow assigns it
+	// and keeps it when the activity is retried or moved to another
+	// worker, so what it writes once is keyed by it.
+	Key             string
 	Session         string
 	Events          []Event
 	Summarizer      bool // the compaction summarizer's request
@@ -146,6 +151,10 @@ type ModelOutput struct {
 
 // ToolInput is one tool call.
 type ToolInput struct {
+	// Key names the activity in its workflow run; the workflow assigns it
+	// and keeps it when the activity is retried or moved to another
+	// worker, so what it writes once is keyed by it.
+	Key     string
 	Session string
 	Events  []Event
 	Call    sdk.Call
@@ -165,6 +174,10 @@ type ToolOutput struct {
 
 // DecideInput applies a Decision on a pending action.
 type DecideInput struct {
+	// Key names the activity in its workflow run; the workflow assigns it
+	// and keeps it when the activity is retried or moved to another
+	// worker, so what it writes once is keyed by it.
+	Key     string
 	Session string
 	Events  []Event
 	Decision
@@ -172,6 +185,10 @@ type DecideInput struct {
 
 // RecordInput commits buffered events; End, when set, ends the session.
 type RecordInput struct {
+	// Key names the activity in its workflow run; the workflow assigns it
+	// and keeps it when the activity is retried or moved to another
+	// worker, so what it writes once is keyed by it.
+	Key     string
 	Session string
 	Events  []Event
 	End     *Result
@@ -194,6 +211,16 @@ type Runtime struct {
 	Decide func(ctx context.Context, d Decision) (tools.ResultEvent, error)
 	// End records session.ended with the result and closes the session.
 	End func(ctx context.Context, r Result) error
+}
+
+// OnceRecorder commits a group of events and usage at most once per key;
+// the worker's Recorder implements it (tools.StoreRecorder, over
+// session.Store.AppendAllOnce). With it, a retried activity commits
+// nothing an earlier attempt committed.
+type OnceRecorder interface {
+	RecordOnce(ctx context.Context, key string, ds []event.Data, usage []session.Usage) error
+	// Claim records key and reports whether it was new.
+	Claim(ctx context.Context, key string) (bool, error)
 }
 
 // Sessions gives a worker the Runtime of a session; it may cache them.

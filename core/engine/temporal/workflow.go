@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -74,7 +75,7 @@ func Workflow(ctx workflow.Context, in Input) (Result, error) {
 				return Result{}, err
 			}
 			var res tools.ResultEvent
-			if err := w.execute(w.toolOptions(false), ActivityDecide, DecideInput{Session: in.Session, Events: w.take(), Decision: d}, &res); err != nil {
+			if err := w.execute(w.toolOptions(false), ActivityDecide, DecideInput{Session: in.Session, Key: w.key(), Events: w.take(), Decision: d}, &res); err != nil {
 				// The decision could not be applied (the action was decided
 				// elsewhere, or its worker was lost): the model hears of it.
 				res = tools.ResultEvent{ActionID: p.id, Content: "the decision could not be applied: " + err.Error(),
@@ -85,7 +86,7 @@ func Workflow(ctx workflow.Context, in Input) (Result, error) {
 		}
 	}
 	res := Result{Status: out.Status, Limit: out.Limit, Err: out.Err, Text: out.Text, Totals: loop.Totals()}
-	if err := w.execute(w.short(), ActivityRecord, RecordInput{Session: in.Session, Events: w.take(), End: &res}, nil); err != nil {
+	if err := w.execute(w.short(), ActivityRecord, RecordInput{Session: in.Session, Key: w.key(), Events: w.take(), End: &res}, nil); err != nil {
 		return res, err
 	}
 	return res, nil
@@ -108,6 +109,7 @@ type wf struct {
 	tools     *wfTools
 	loop      *agent.Loop
 	decisions map[string]Decision
+	seq       int // the last activity key given
 	// queue is the task queue of the worker the session is placed on
 	// (its activities run there, with its plugins started once); placed
 	// is false before the first activity and after that worker was lost.
@@ -129,6 +131,13 @@ func (w *wf) Record(_ context.Context, d event.Data) error {
 func (w *wf) RecordUsage(_ context.Context, u session.Usage) error {
 	w.buf = append(w.buf, Event{Usage: &u})
 	return nil
+}
+
+// key names the next activity (ModelInput.Key): deterministic, so a
+// replay assigns the same keys.
+func (w *wf) key() string {
+	w.seq++
+	return "a" + strconv.Itoa(w.seq)
 }
 
 func (w *wf) take() []Event {
@@ -272,7 +281,7 @@ func (m *wfModel) Complete(_ context.Context, req llm.Request, obs llm.Observer)
 		// completed is in the history and never is.
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5},
 	})
-	in := ModelInput{Session: w.in.Session, Events: w.take(), Summarizer: m.summarizer,
+	in := ModelInput{Session: w.in.Session, Key: w.key(), Events: w.take(), Summarizer: m.summarizer,
 		Messages: req.Messages, Tools: req.Tools, PromptTokensEst: req.PromptTokensEst,
 		Budget: w.loop.Budget(), Limit: req.Limit != nil}
 	var out ModelOutput
@@ -315,7 +324,7 @@ func (t *wfTools) Run(_ context.Context, call sdk.Call) tools.Outcome {
 	w := t.w
 	readOnly := slices.Contains(w.in.ReadOnly, call.Tool)
 	var out ToolOutput
-	err := w.execute(w.toolOptions(readOnly), ActivityTool, ToolInput{Session: w.in.Session, Events: w.take(), Call: call}, &out)
+	err := w.execute(w.toolOptions(readOnly), ActivityTool, ToolInput{Session: w.in.Session, Key: w.key(), Events: w.take(), Call: call}, &out)
 	if err != nil {
 		// The call was lost with its worker (or failed every attempt):
 		// the model is told, and a writing call is not run again.

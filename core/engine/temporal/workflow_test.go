@@ -92,6 +92,38 @@ func (r *memory) RecordUsage(_ context.Context, u session.Usage) error {
 	return nil
 }
 
+// onceMemory is a memory that commits each key once, as the session store
+// does (AppendAllOnce, Claim).
+type onceMemory struct {
+	*memory
+	keys map[string]bool
+}
+
+func (r *onceMemory) claim(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.keys[key] {
+		return false
+	}
+	r.keys[key] = true
+	return true
+}
+
+func (r *onceMemory) RecordOnce(ctx context.Context, key string, ds []event.Data, usage []session.Usage) error {
+	if !r.claim(key) {
+		return nil
+	}
+	for _, d := range ds {
+		_ = r.Record(ctx, d)
+	}
+	for _, u := range usage {
+		_ = r.RecordUsage(ctx, u)
+	}
+	return nil
+}
+
+func (r *onceMemory) Claim(_ context.Context, key string) (bool, error) { return r.claim(key), nil }
+
 type oneSession struct{ rt *Runtime }
 
 func (s oneSession) Runtime(context.Context, string) (*Runtime, error) { return s.rt, nil }
@@ -482,5 +514,84 @@ func TestWorkflowLostWorkerRetries(t *testing.T) {
 				t.Errorf("the model saw:\n%s", got)
 			}
 		})
+	}
+}
+
+// lostOnce is a model whose first request's worker is lost mid-stream (the
+// activity panics after a chunk went into the store); the retry answers.
+type lostOnce struct {
+	fakeModel
+	lost bool
+}
+
+func (m *lostOnce) Complete(ctx context.Context, req llm.Request, obs llm.Observer) (llm.AssistantMessage, llm.Binding, error) {
+	if !m.lost {
+		m.lost = true
+		obs.OnChunk(0, "text", "The notes s")
+		obs.(interface{ flush() }).flush() // the chunk is in the store
+		panic("worker lost mid-stream")
+	}
+	return m.fakeModel.Complete(ctx, req, obs)
+}
+
+// announcingTools records each call's tool.call unless its caller did
+// (tools.Executor.Announced), and is lost in the middle of its first call.
+type announcingTools struct {
+	fakeTools
+	rec       *memory
+	announced map[string]bool
+	runs      int
+}
+
+func (t *announcingTools) Announced(ids ...string) {
+	for _, id := range ids {
+		t.announced[id] = true
+	}
+}
+
+func (t *announcingTools) Run(ctx context.Context, c sdk.Call) tools.Outcome {
+	if !t.announced[c.ID] {
+		_ = t.rec.Record(ctx, tools.CallEvent(c))
+	}
+	delete(t.announced, c.ID)
+	t.runs++
+	if t.runs == 1 {
+		panic("worker lost mid-call")
+	}
+	o := ran(c)
+	_ = t.rec.Record(ctx, o.ResultEvent())
+	return o
+}
+
+// A retried activity writes nothing twice: the events the workflow
+// buffered and the usage are committed once whatever the attempts, the
+// retried model request starts with llm.retry (the lost attempt's chunk is
+// void), and a read-only call run again is announced once.
+func TestWorkflowRetriedActivitiesWriteEventsOnce(t *testing.T) {
+	f := newFixture(t, nil, ran)
+	mem := &onceMemory{memory: f.mem, keys: map[string]bool{}}
+	model := &lostOnce{fakeModel: fakeModel{replies: []llm.AssistantMessage{call("c1"), answer("done")}}}
+	ts := &announcingTools{rec: f.mem, announced: map[string]bool{}}
+	f.rt.Model, f.rt.Tools, f.rt.Recorder, f.rt.Meter = model, ts, mem, mem
+	res := f.run(t, Input{ReadOnly: []string{"write_file"}})
+	if res.Status != agent.StatusCompleted || res.Totals.Turns != 2 {
+		t.Fatalf("result = %+v, want completed after 2 turns", res)
+	}
+	want := []string{
+		"llm.request", "assistant.chunk", "llm.retry", "llm.usage", "assistant.message",
+		"tool.call", "tool.result",
+		"llm.request", "assistant.chunk", "llm.usage", "assistant.message", "agent.response",
+	}
+	if got := strings.Join(f.mem.events, " "); got != strings.Join(want, " ") {
+		t.Errorf("events in the store:\n got %s\nwant %s", got, strings.Join(want, " "))
+	}
+	if len(f.mem.usage) != 2 {
+		t.Errorf("%d usage records, want 2: one per completed request", len(f.mem.usage))
+	}
+	if n := len(model.requests()); n != 2 {
+		t.Errorf("the model answered %d requests, want 2: the completed one is not sent again", n)
+	}
+	if ts.runs != 2 {
+		t.Errorf("the read-only call ran %d times, want 2 (lost, then retried)", ts.runs)
 	}
 }
