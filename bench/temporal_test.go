@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/internal/pgtest"
 	"github.com/harness-agent/harness/internal/temporaltest"
 	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
@@ -66,22 +67,38 @@ func BenchmarkTemporalScale(b *testing.B) {
 	b.Logf("load average before: %s", loadAvg())
 
 	only := os.Getenv("BENCH_SCALE_ONLY") // one of the runs, when set
-	var local, temporal, kill *phaseResult
-	for _, p := range []struct {
+	var local, temporal, kill, postgres *phaseResult
+	runs := []struct {
 		name string
 		out  **phaseResult
-	}{{"local", &local}, {"temporal", &temporal}, {"kill", &kill}} {
-		if only == "" || only == p.name {
-			*p.out = sc.phase(p.name, p.name == "kill")
-		} else {
-			*p.out = &phaseResult{name: p.name}
+	}{{"local", &local}, {"temporal", &temporal}, {"kill", &kill}}
+	if os.Getenv(pgtest.Env) != "" {
+		runs = append(runs, struct {
+			name string
+			out  **phaseResult
+		}{"postgres", &postgres})
+	} else {
+		b.Logf("no PostgreSQL run: %s is not set (scripts/test.sh sets it for a throwaway cluster)", pgtest.Env)
+	}
+	for _, p := range runs {
+		*p.out = &phaseResult{name: p.name}
+		if only != "" && only != p.name {
+			continue
 		}
+		sc.store = filepath.Join(sc.state, session.StoreFile)
+		if p.name == "postgres" {
+			sc.store = pgtest.URL(b)
+		}
+		*p.out = sc.phase(p.name, p.name == "kill")
 	}
 
 	b.Logf("load average after: %s", loadAvg())
-	b.Logf("%d sessions x %d turns, all started at once, %d workers, heartbeat %s, one SQLite store:", sc.sessions, sc.turns, sc.workers, sc.heartbeat)
+	b.Logf("%d sessions x %d turns, all started at once, %d workers, heartbeat %s, one SQLite store (the postgres run: one PostgreSQL store):", sc.sessions, sc.turns, sc.workers, sc.heartbeat)
 	b.Logf("%-9s %8s %12s %8s %10s %10s %10s %11s %9s", "engine", "wall", "sessions/min", "turns/s", "turn p50", "turn p99", "start p50", "session p50", "CPU/turn")
-	for _, p := range []*phaseResult{local, temporal, kill} {
+	for _, p := range []*phaseResult{local, temporal, kill, postgres} {
+		if p == nil {
+			continue
+		}
 		b.Logf("%-9s %8s %12.1f %8.1f %10s %10s %10s %11s %9s", p.name, p.wall.Round(10*time.Millisecond), p.sessionsPerMin(), p.turnsPerSec(),
 			ms(p.turn.pct(50)), ms(p.turn.pct(99)), ms(p.start.pct(50)), ms(p.session.pct(50)), ms(p.cpuPerTurn()))
 	}
@@ -105,6 +122,7 @@ func BenchmarkTemporalScale(b *testing.B) {
 type scale struct {
 	b                        *testing.B
 	addr, dir, state         string
+	store                    string // the run's session store: a SQLite file or a PostgreSQL URL
 	sessions, turns, workers int
 	heartbeat                string
 	model                    *turnModel
@@ -222,7 +240,7 @@ func (sc *scale) phase(name string, kill bool) *phaseResult {
 		b.FailNow()
 	}
 
-	store, err := session.Open(filepath.Join(sc.state, session.StoreFile))
+	store, err := session.Open(sc.store)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -339,7 +357,7 @@ func (sc *scale) startWorker(name, queue string) (stop func(syscall.Signal)) {
 }
 
 func (sc *scale) env() []string {
-	return append(os.Environ(), "HARNESS_STATE_DIR="+sc.state, "TEST_DEEPSEEK_KEY=sk-bench")
+	return append(os.Environ(), "HARNESS_STATE_DIR="+sc.state, "HARNESS_STORE="+sc.store, "TEST_DEEPSEEK_KEY=sk-bench")
 }
 
 func (sc *scale) harness(dir string, args ...string) (string, error) {
