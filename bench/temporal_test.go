@@ -30,16 +30,17 @@ import (
 // BenchmarkTemporalScale is the scale figure of the Temporal engine: N
 // sessions (BENCH_SCALE_SESSIONS, default 50) of T turns each
 // (BENCH_SCALE_TURNS, default 10: T-1 read_file calls, then the answer)
-// against the fake DeepSeek server, all started at once, run three ways
-// on one shared SQLite store:
+// against the fake DeepSeek server, all started at once, run these ways:
 //
-//   - local: N `harness run` processes, the local engine;
+//   - local: N `harness run` processes, the local engine, one SQLite store;
 //   - temporal: N `harness run --engine temporal --detach` on a Temporal
 //     dev server, served by W `harness worker` processes
-//     (BENCH_SCALE_WORKERS, default 3);
+//     (BENCH_SCALE_WORKERS, default 3), the same store;
 //   - kill: the same as temporal, with one worker killed (kill -9 of its
 //     process group, its plugins with it) once a third of the turns are
-//     done; the others finish every session.
+//     done; the others finish every session;
+//   - postgres: the same as temporal on a PostgreSQL store, when
+//     HARNESS_TEST_POSTGRES names a database (a schema of its own).
 //
 // A turn is one model request; its time is from the request to the
 // session's next one, as the fake server sees them arrive: the answer
@@ -48,9 +49,15 @@ import (
 // so a request sent twice gets the same answer and is counted: the kill
 // run fails when a request the model had completed was sent again (a
 // re-sent request must be the one its session had in flight at the kill).
+// CPU is the processor time of each run's processes (the harness
+// processes and their plugins, the workers, the Temporal server), per
+// turn: it does not move with the machine's load as the times do.
 //
 // It needs the Temporal CLI ($HARNESS_TEMPORAL, as the end-to-end tests)
-// and skips without it. Run it alone (several minutes):
+// and skips without it. bench/scale.sh runs it with the services of
+// scripts/test.sh; alone (BENCH_SCALE_ONLY=NAME for one of the runs,
+// BENCH_SCALE_HEARTBEAT for the engine's heartbeat, default 20s;
+// BENCH_SCALE_DEBUG=1 logs each run's first session, event by event):
 //
 //	HARNESS_TEMPORAL=~/.cache/harness-test/temporal-bin/temporal \
 //	  go test ./bench -run '^$' -bench TemporalScale -benchtime 1x -timeout 30m -v
