@@ -63,11 +63,11 @@ func main() {
 					}
 				},
 			},
-			tool("crash", func(context.Context, sdk.Call) (sdk.Result, error) {
+			tool("crash", func(ctx context.Context, _ sdk.Call) (sdk.Result, error) {
 				sdk.Logger().Error("testplugin: about to crash")
 				go func() { panic("boom from a plugin goroutine") }()
-				time.Sleep(time.Hour)
-				return sdk.Result{}, nil
+				<-ctx.Done() // the panic ends the process first; never answers
+				return sdk.Result{}, ctx.Err()
 			}),
 			tool("big", func(context.Context, sdk.Call) (sdk.Result, error) {
 				return sdk.Result{Content: strings.Repeat("x", 64<<10)}, nil

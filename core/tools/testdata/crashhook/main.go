@@ -7,7 +7,6 @@ package main
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/harness-agent/harness/sdk"
 )
@@ -23,7 +22,8 @@ func (hook) Handle(ctx context.Context, ev sdk.HookEvent) (sdk.HookVerdict, erro
 	case "crash":
 		sdk.Logger().Error("crashhook: crashing on purpose", "phase", ev.Phase)
 		go func() { panic("crashhook: boom") }()
-		time.Sleep(time.Hour)
+		<-ctx.Done() // the panic ends the process first; never answers
+		return sdk.HookVerdict{}, ctx.Err()
 	case "hang":
 		<-ctx.Done()
 		return sdk.HookVerdict{}, ctx.Err()
