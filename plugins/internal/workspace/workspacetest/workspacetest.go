@@ -1,7 +1,8 @@
 // Package workspacetest builds the escape corpus on disk for the tests of
 // the workspace package and of the file tools: one workspace with symbolic
 // links that stay inside and links that lead out, next to an outside
-// directory that must never be read or written.
+// directory that must never be read or written. It also connects, calls
+// and starts the file tools the same way in each tool's tests (tool.go).
 package workspacetest
 
 import (

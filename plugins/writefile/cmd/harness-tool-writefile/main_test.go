@@ -9,10 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
-
 	"github.com/harness-agent/harness/internal/testkit"
+	"github.com/harness-agent/harness/plugins/internal/workspace/workspacetest"
 
 	"github.com/harness-agent/harness/sdk"
 )
@@ -35,24 +33,7 @@ func TestServe(t *testing.T) {
 	ws := t.TempDir()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), serveEnv+"=1")
-	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: sdk.HostPluginSets(),
-		Cmd:              cmd,
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		GRPCDialOptions:  sdk.GRPCDialOptions(),
-		Logger:           hclog.NewNullLogger(),
-	})
-	defer client.Kill()
-	rpc, err := client.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := rpc.Dispense(sdk.PluginTool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tool := raw.(*sdk.ToolClient)
+	tool, client := workspacetest.Start(t, cmd)
 	ctx := context.Background()
 	run := func(path string) sdk.Result {
 		args, _ := json.Marshal(map[string]string{"path": path, "content": "hello\n"})
