@@ -68,7 +68,7 @@ func TestDocsListTheHookPhases(t *testing.T) {
 			continue
 		}
 		var listed []string
-		for _, m := range regexp.MustCompile(tt.quote + "([a-z]+/[a-z-]+)" + tt.quote).FindAllSubmatch(line, -1) {
+		for _, m := range regexp.MustCompile(tt.quote+"([a-z]+/[a-z-]+)"+tt.quote).FindAllSubmatch(line, -1) {
 			listed = append(listed, string(m[1]))
 		}
 		if !slices.Equal(listed, sdk.HookPhases()) {
