@@ -303,7 +303,7 @@ func (r *renderer) render(d event.Data) string {
 		fmt.Fprintf(&b, "  %s %s\n", r.style(ansiYel, "?"), visibleLine(d.Summary))
 	case event.ActionDecided:
 		mark, code := "✓", ansiGreen
-		if d.Decision != "approved" {
+		if d.Decision != session.ActionStatusApproved {
 			mark, code = "✗", ansiRed
 		}
 		rule := d.Rule
