@@ -18,17 +18,6 @@ const (
 	PluginHook     = "hook"
 )
 
-// Deprecated plugin kind names, kept for plugins built against an older
-// SDK; they read like the error kinds (KindTimeout, …).
-const (
-	// Deprecated: use PluginTool.
-	KindTool = PluginTool
-	// Deprecated: use PluginProvider.
-	KindProvider = PluginProvider
-	// Deprecated: use PluginHook.
-	KindHook = PluginHook
-)
-
 // Handshake is the fixed go-plugin handshake of every harness plugin. The
 // cookie never changes; ProtocolVersion selects the protocol.
 var Handshake = plugin.HandshakeConfig{
