@@ -6,6 +6,9 @@ import (
 	"sort"
 	"strconv"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/harness-agent/harness/plugins/internal/providerkit"
 	"github.com/harness-agent/harness/sdk"
 )
@@ -115,7 +118,7 @@ func newTranslator(emit func(sdk.StreamChunk) error) *translator {
 func (t *translator) data(payload []byte) error {
 	t.events++
 	var c wireChunk
-	if err := json.Unmarshal(payload, &c); err != nil {
+	if err := decodeChunk(payload, &c); err != nil {
 		return sdk.Errorf(sdk.KindStreamViolation, "deepseek: data event %d is not a JSON chunk (%v): %s", t.events, err, providerkit.Excerpt(payload))
 	}
 	if len(c.Error) > 0 && string(c.Error) != "null" {
@@ -357,3 +360,15 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// decodeChunk decodes one data payload as encoding/json would, with the
+// faster decoder of github.com/go-json-experiment/json: it took half the
+// plugin's time per chunk (FuzzDecodeMatchesEncodingJSON holds the two
+// to the same result).
+func decodeChunk(payload []byte, c *wireChunk) error {
+	return jsonv2.Unmarshal(payload, c, v1compat)
+}
+
+// v1compat is encoding/json's semantics (case-insensitive names, duplicate
+// names, invalid UTF-8 replaced, ...).
+var v1compat = jsonv1.DefaultOptionsV1()

@@ -2,8 +2,10 @@ package deepseek
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/harness-agent/harness/sdk"
@@ -99,4 +101,29 @@ func checkProtocol(t *testing.T, chunks []sdk.StreamChunk, err error) {
 			t.Fatalf("an untyped error: %v", err)
 		}
 	}
+}
+
+// FuzzDecodeMatchesEncodingJSON: decodeChunk accepts what encoding/json
+// accepts and decodes it to the same chunk.
+func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
+	for _, seed := range []string{
+		`{"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"},"logprobs":null,"finish_reason":null}]}`,
+		`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"n","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"prompt_cache_hit_tokens":1,"completion_tokens_details":{"reasoning_tokens":2}}}`,
+		`{"error":{"message":"m"}}`, `{"Choices":[{"Index":0,"DELTA":{"Content":"x"}}]}`, `{"choices":null,"usage":null}`,
+		`{"choices":[{"delta":{"content":"a"},"delta":{"reasoning_content":"b"}}]}`, "{\"choices\":[{\"delta\":{\"content\":\"\xff\"}}]}",
+		`{"choices":[{"index":1.5}]}`, `[]`, `null`, `{"choices":[{"index":"0"}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		var want, got wireChunk
+		errWant := json.Unmarshal(payload, &want)
+		errGot := decodeChunk(payload, &got)
+		if (errWant == nil) != (errGot == nil) {
+			t.Fatalf("%q: encoding/json says %v, decodeChunk %v", payload, errWant, errGot)
+		}
+		if errWant == nil && !reflect.DeepEqual(want, got) {
+			t.Fatalf("%q: encoding/json decodes %+v, decodeChunk %+v", payload, want, got)
+		}
+	})
 }
