@@ -223,7 +223,7 @@ func (c *cli) sessionExecutor(ctx context.Context, store *session.Store, id, doi
 			return nil, nil, exitf(exitUsage, "%v", err)
 		}
 	}
-	r, err := runner.Open(ctx, runner.Options{Config: cfg, Agent: info.Agent, StorePath: store.Path(), StateDir: c.locator.StateFolder(), Builtins: builtinCatalog(), Logger: c.logger})
+	r, err := runner.Open(ctx, runner.Options{Config: cfg, Agent: info.Agent, StorePath: store.Path(), StateDir: c.locator.StateFolder(), Builtins: builtinCatalog(), Secrets: c.secrets, Logger: c.logger})
 	if err != nil {
 		return nil, nil, c.openError(cfg, err)
 	}

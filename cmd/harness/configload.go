@@ -28,6 +28,10 @@ func (c *cli) loadConfig(path string, asJSON bool) (*config.Config, error) {
 // itself.
 func (c *cli) loadConfigWarnings(path string, asJSON bool) (*config.Config, hcl.Diagnostics, error) {
 	cfg, diags := config.LoadWith(path, config.Options{ProviderSchemas: builtinProviderSchema})
+	for _, p := range cfg.Providers {
+		c.secrets.Add(p.APIKey)
+		c.secrets.Add(p.Secrets...)
+	}
 	if diags.HasErrors() {
 		var files map[string]*hcl.File
 		if cfg != nil {
@@ -66,7 +70,7 @@ func (c *cli) printDiagnostics(files map[string]*hcl.File, diags hcl.Diagnostics
 // openCatalog registers the built-ins and the config's plugins with a new
 // plugin host. The caller closes the host.
 func (c *cli) openCatalog(cfg *config.Config) (*catalog.Catalog, *pluginhost.Host, hcl.Diagnostics, error) {
-	host, err := pluginhost.New(pluginhost.Options{Logger: c.logger})
+	host, err := pluginhost.New(pluginhost.Options{Logger: c.logger, Secrets: c.secrets})
 	if err != nil {
 		return nil, nil, nil, err
 	}

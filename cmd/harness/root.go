@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/harness-agent/harness/core/pluginhost"
+	"github.com/harness-agent/harness/core/redact"
 	"github.com/harness-agent/harness/core/session"
 )
 
@@ -21,11 +22,17 @@ type cli struct {
 	logger         hclog.Logger
 	locator        session.Locator
 	color          string // --color: auto, always or never
+	// secrets are the values nothing this process writes may show: the
+	// configuration's provider keys and secret settings. stderr, and the
+	// logger that carries the plugins' own log lines, redact through them.
+	secrets *redact.Secrets
 }
 
 func execute(args []string) int {
 	defer pluginhost.KillAll()
-	c := &cli{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, logger: newLogger(os.Stderr)}
+	secrets := &redact.Secrets{}
+	stderr := secrets.Writer(os.Stderr)
+	c := &cli{stdout: os.Stdout, stderr: stderr, stdin: os.Stdin, logger: newLogger(stderr), secrets: secrets}
 	root := c.rootCommand()
 	root.SetArgs(args)
 	err := root.Execute()

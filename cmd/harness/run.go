@@ -132,7 +132,7 @@ func (c *cli) run(args []string, f runFlags) error {
 		return err
 	}
 	defer c.stopTelemetry(ctx, tel) // after r.Close: every event is in
-	opts := runner.Options{Config: cfg, Agent: f.agent, StorePath: storePath, StateDir: c.locator.StateFolder(), Builtins: builtinCatalog(), Logger: c.logger, Yes: f.yes, Sink: tel.Wrap(view.event), AcceptConfigChange: f.acceptConfig}
+	opts := runner.Options{Config: cfg, Agent: f.agent, StorePath: storePath, StateDir: c.locator.StateFolder(), Builtins: builtinCatalog(), Secrets: c.secrets, Logger: c.logger, Yes: f.yes, Sink: tel.Wrap(view.event), AcceptConfigChange: f.acceptConfig}
 	if stdinTTY && !f.noInput {
 		opts.Asker = &ttyAsker{lines: lines, out: c.stderr, view: view}
 	}

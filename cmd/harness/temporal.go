@@ -87,7 +87,7 @@ func dialTemporal(address string) (client.Client, error) {
 // its loop to a workflow on the task queue and shows its events as a local
 // run would, from the session store, until it ends.
 func (c *cli) runTemporal(ctx context.Context, cfg *config.Config, f runFlags, e engineChoice, task string, view *renderer, storePath string) error {
-	opts := runner.Options{Config: cfg, Agent: f.agent, StorePath: storePath, StateDir: c.locator.StateFolder(), Builtins: builtinCatalog(),
+	opts := runner.Options{Config: cfg, Agent: f.agent, StorePath: storePath, StateDir: c.locator.StateFolder(), Builtins: builtinCatalog(), Secrets: c.secrets,
 		Logger: c.logger, LeaseOwner: leaseOwner(e.queue),
 		Engine: &event.Engine{Name: engineTemporal, Address: e.address, TaskQueue: e.queue}}
 	r, err := runner.Open(ctx, opts)
@@ -347,7 +347,7 @@ func (ws *workerSessions) openSession(id string) (*runner.Runner, *engine.Runtim
 		return nil, nil, fmt.Errorf("configuration %s of session %s: %w", info.ConfigPath, id, err)
 	}
 	r, err := runner.Open(ctx, runner.Options{Config: cfg, Agent: info.Agent, StorePath: ws.storePath, StateDir: ws.c.locator.StateFolder(),
-		Builtins: builtinCatalog(), Logger: ws.c.logger, LeaseOwner: leaseOwner(ws.queue)})
+		Builtins: builtinCatalog(), Secrets: ws.c.secrets, Logger: ws.c.logger, LeaseOwner: leaseOwner(ws.queue)})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-agent/harness/core/redact"
 	"github.com/hashicorp/go-plugin"
 	"golang.org/x/sync/errgroup"
 )
@@ -38,6 +40,11 @@ type Options struct {
 	Logger hclog.Logger
 	// StartTimeout bounds the handshake of a starting plugin; default 10s.
 	StartTimeout time.Duration
+	// Secrets are redacted from every error the host returns: a plugin's
+	// own error text and the stderr tail of a plugin that crashed or failed
+	// to start (the plugins' log lines go to Logger, whose writer redacts
+	// them). nil: none.
+	Secrets *redact.Secrets
 }
 
 // Host supervises plugin processes. It is safe for concurrent use.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/core/pluginhost"
+	"github.com/harness-agent/harness/core/redact"
 	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk"
 )
@@ -146,6 +147,28 @@ func TestPanicCarriesStderr(t *testing.T) {
 	}
 	if res, err := call(t, h, "tp", "noop"); err != nil || res.Content != "ok" {
 		t.Fatalf("call after panic: %+v %v", res, err)
+	}
+}
+
+// TestCrashReportIsRedacted: the stderr tail of a crashed plugin carries
+// no value of the host's secrets (a provider may print its key as it dies).
+func TestCrashReportIsRedacted(t *testing.T) {
+	t.Parallel()
+	const secret = "boom from a plugin goroutine" // what the test plugin prints
+	secrets := &redact.Secrets{}
+	secrets.Add(secret)
+	h, err := pluginhost.New(pluginhost.Options{SelfExe: testPlugin, Secrets: secrets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+	if err := h.Register(pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Builtin: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = call(t, h, "tp", "crash")
+	if sdk.KindOf(err) != sdk.KindProcessExit || strings.Contains(err.Error(), secret) ||
+		!strings.Contains(err.Error(), "panic: "+redact.Marker) {
+		t.Fatalf("want a process_exit report with the secret redacted, got %v", err)
 	}
 }
 

@@ -191,13 +191,19 @@ func (m *managed) startError(cl *plugin.Client, err error) error {
 	if tail := strings.TrimSpace(m.stderr.String()); tail != "" {
 		msg += "\nplugin stderr:\n" + tail
 	}
-	return &sdk.Error{Kind: sdk.KindProcessExit, Message: msg}
+	return m.host.opts.Secrets.Error(&sdk.Error{Kind: sdk.KindProcessExit, Message: msg})
 }
 
-// callError turns a failed RPC into a structured error. When the plugin
-// process is gone it is a process_exit error with the stderr tail, and the
-// client is dropped so the next call starts a fresh process.
+// callError turns a failed RPC into a structured error, without the
+// host's secrets (a plugin may put its key in its error or on its stderr).
 func (m *managed) callError(ctx context.Context, raw any, err error) error {
+	return m.host.opts.Secrets.Error(m.callFailure(ctx, raw, err))
+}
+
+// callFailure is callError before redaction. When the plugin process is
+// gone it is a process_exit error with the stderr tail, and the client is
+// dropped so the next call starts a fresh process.
+func (m *managed) callFailure(ctx context.Context, raw any, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -238,7 +244,7 @@ func (m *managed) callError(ctx context.Context, raw any, err error) error {
 	if tail := strings.TrimSpace(m.stderr.String()); tail != "" {
 		msg += "; its stderr ended with:\n" + tail
 	}
-	m.host.opts.Logger.Warn("plugin exited", "name", m.spec.Name, "error", err)
+	m.host.opts.Logger.Warn("plugin exited", "name", m.spec.Name, "error", m.host.opts.Secrets.Error(err))
 	return &sdk.Error{Kind: sdk.KindProcessExit, Message: msg}
 }
 

@@ -16,13 +16,14 @@ import (
 	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/llm"
 	"github.com/harness-agent/harness/core/pluginhost"
+	"github.com/harness-agent/harness/core/redact"
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
 )
 
 // TestEventsNeverCarrySecrets: what the recorder stores of an event has
-// every secret of at least minEventSecret bytes replaced, also where JSON
+// every secret of at least redact.MinLen bytes replaced, also where JSON
 // escapes it, and is the event itself when there is nothing to redact.
 func TestEventsNeverCarrySecrets(t *testing.T) {
 	t.Parallel()
@@ -93,19 +94,20 @@ func TestEventsNeverCarrySecrets(t *testing.T) {
 }
 
 // TestSecretsAreTheProvidersKeys: the values no result or event may carry
-// are every provider block's api_key and the secret settings of
-// third-party providers; an empty key is none.
+// are every provider block's api_key, the secret settings of built-ins
+// and those of third-party providers once configured; an empty key is
+// none.
 func TestSecretsAreTheProvidersKeys(t *testing.T) {
 	t.Parallel()
-	r := &Runner{
-		cfg: &config.Config{Providers: []*config.Provider{
-			{Name: "a", APIKey: "key-of-a-0123"},
-			{Name: "local"},
-			{Name: "b", APIKey: "key-of-b-4567"},
-		}},
-		settingSecrets: []string{"token-from-settings"},
-	}
-	want := []string{"token-from-settings", "key-of-a-0123", "key-of-b-4567"}
+	s := &redact.Secrets{}
+	addConfigSecrets(s, &config.Config{Providers: []*config.Provider{
+		{Name: "a", APIKey: "key-of-a-0123"},
+		{Name: "local"},
+		{Name: "b", APIKey: "key-of-b-4567", Secrets: []string{"b-setting-secret"}},
+	}})
+	s.Add("token-from-settings") // a third-party provider, configured
+	r := &Runner{opts: Options{Secrets: s}}
+	want := []string{"key-of-a-0123", "key-of-b-4567", "b-setting-secret", "token-from-settings"}
 	if got := r.secrets(); !slices.Equal(got, want) {
 		t.Errorf("secrets() = %q, want %q", got, want)
 	}

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +22,7 @@ import (
 	"github.com/harness-agent/harness/core/mcp"
 	"github.com/harness-agent/harness/core/pluginhost"
 	"github.com/harness-agent/harness/core/prompt"
+	"github.com/harness-agent/harness/core/redact"
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/tools"
 	"github.com/harness-agent/harness/sdk"
@@ -52,6 +52,10 @@ type Options struct {
 	// Engine, when set, is recorded in session.started as "engine": where
 	// the session runs (`harness actions approve` signals it there).
 	Engine *event.Engine
+	// Secrets is the process's set of values never to show (the caller
+	// redacts its own output and logs through it); the run adds the
+	// providers' keys and secret settings. nil: the run keeps its own.
+	Secrets *redact.Secrets
 }
 
 // Runner is one agent's run in one session.
@@ -74,11 +78,8 @@ type Runner struct {
 	bindings    []llm.Binding
 	models      *llm.Registry
 	client      *llm.Client
-	// settingSecrets are the values of third-party provider settings their
-	// schema marks secret, known once the provider is configured.
-	settingSecrets []string
-	streamHooks    []llm.StreamHook
-	system         string
+	streamHooks []llm.StreamHook
+	system      string
 
 	warmed  chan struct{} // closed when the agent's tool plugins have started
 	session string
@@ -106,7 +107,13 @@ func Open(ctx context.Context, opts Options) (*Runner, error) {
 	if ag == nil {
 		return nil, fmt.Errorf("no agent named %q in %s", opts.Agent, cfg.Path)
 	}
-	host, err := pluginhost.New(pluginhost.Options{SelfExe: opts.SelfExe, Logger: opts.Logger})
+	if opts.Secrets == nil {
+		opts.Secrets = &redact.Secrets{}
+	}
+	// The keys are known before any plugin starts: a provider that echoes
+	// its key in an error or a log line is redacted from the first.
+	addConfigSecrets(opts.Secrets, cfg)
+	host, err := pluginhost.New(pluginhost.Options{SelfExe: opts.SelfExe, Logger: opts.Logger, Secrets: opts.Secrets})
 	if err != nil {
 		return nil, err
 	}
@@ -280,15 +287,29 @@ func (r *Runner) budgetCheck(ctx context.Context) error {
 	return r.loop.BudgetCheck(ctx)
 }
 
-// streamer adapts a provider plugin handle to the llm layer.
-type streamer struct{ h *pluginhost.ProviderHandle }
+// streamer adapts a provider plugin handle to the llm layer. What the
+// provider streams is redacted like its errors: a provider that puts its
+// key in its answer does not hand it to the conversation, and so to the
+// next request, another provider or a hook.
+type streamer struct {
+	h       *pluginhost.ProviderHandle
+	secrets *redact.Secrets
+}
 
 func (s streamer) Prepare(ctx context.Context, b llm.Binding) (sdk.Handle, error) {
 	return s.h.PrepareCall(ctx, b.PrepareRequest())
 }
 
 func (s streamer) Stream(ctx context.Context, h sdk.Handle, req sdk.StreamRequest, emit func(sdk.StreamChunk) error) error {
-	return s.h.Stream(ctx, h, req, emit)
+	return s.h.Stream(ctx, h, req, func(c sdk.StreamChunk) error {
+		c.Text = s.secrets.String(c.Text)
+		if c.Err != nil {
+			e := *c.Err
+			e.Message = s.secrets.String(e.Message)
+			c.Err = &e
+		}
+		return emit(c)
+	})
 }
 
 // build assembles the session's tools, prompt and loop.
@@ -359,20 +380,20 @@ func (r *Runner) prepareTools(ctx context.Context) error {
 	return nil
 }
 
-// secrets are the values no tool result may carry: the providers' keys
-// and the settings their schemas mark secret.
-func (r *Runner) secrets() []string {
-	r.providersMu.Lock()
-	out := slices.Clone(r.settingSecrets)
-	r.providersMu.Unlock()
-	for _, p := range r.cfg.Providers {
-		if p.APIKey != "" {
-			out = append(out, p.APIKey)
-		}
-		out = append(out, p.Secrets...)
+// addConfigSecrets adds what the configuration says is secret: every
+// provider's api_key and the built-ins' settings their schema marks
+// secret.
+func addConfigSecrets(s *redact.Secrets, cfg *config.Config) {
+	for _, p := range cfg.Providers {
+		s.Add(p.APIKey)
+		s.Add(p.Secrets...)
 	}
-	return out
 }
+
+// secrets are the values no tool result or event may carry: the
+// providers' keys and the settings their schemas mark secret (a
+// third-party provider's once it is configured).
+func (r *Runner) secrets() []string { return r.opts.Secrets.Values() }
 
 func (r *Runner) readOnly(name string) bool {
 	t, ok := r.registry.Tool(name)
@@ -418,7 +439,7 @@ func (r *Runner) streamerFor(name string) (llm.Streamer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return streamer{h}, nil
+	return streamer{h: h, secrets: r.opts.Secrets}, nil
 }
 
 // providerHandle returns the plugin process of a provider block, sending
@@ -485,7 +506,7 @@ func (r *Runner) thirdPartyProvider(ctx context.Context, id string, p *config.Pr
 	if diags.HasErrors() {
 		return nil, &ConfigError{Diags: diags}
 	}
-	r.settingSecrets = append(r.settingSecrets, config.SecretSettings(schema, settings)...)
+	r.opts.Secrets.Add(config.SecretSettings(schema, settings)...)
 	if err := h.Configure(ctx, settings); err != nil {
 		return nil, fmt.Errorf("provider %q: %w", p.Name, err)
 	}
@@ -699,27 +720,20 @@ func (r *Runner) newRecorder() *tools.StoreRecorder {
 		Redact: func(d event.Data) any { return redactEvent(d, r.secrets()) }}
 }
 
-// redactEvent returns d as JSON with every secret of at least
-// minEventSecret bytes replaced by [redacted]; d itself when there is none.
+// redactEvent returns d as JSON with every secret (of redact.MinLen bytes
+// or more, also where JSON escapes it) replaced by [redacted]; d itself
+// when there is none.
 func redactEvent(d event.Data, secrets []string) any {
-	secrets = slices.DeleteFunc(slices.Clone(secrets), func(s string) bool { return len(s) < minEventSecret })
-	if len(secrets) == 0 {
+	rep := redact.NewJSONReplacer(secrets, redact.Marker)
+	if rep == nil {
 		return d
 	}
 	b, err := json.Marshal(d)
 	if err != nil {
 		return d
 	}
-	for _, s := range secrets {
-		quoted, _ := json.Marshal(s)
-		b = bytes.ReplaceAll(b, quoted[1:len(quoted)-1], []byte("[redacted]"))
-	}
-	return session.Encoded(b) // stored as it is, not encoded again
+	return session.Encoded(rep.Replace(string(b))) // stored as it is, not encoded again
 }
-
-// minEventSecret is the shortest secret redacted from events: shorter
-// api_key values are placeholders ("ollama") that also name things.
-const minEventSecret = 8
 
 // Messages returns the conversation so far (system prompt, task, ...).
 func (r *Runner) Messages() []sdk.Message { return r.msgs }

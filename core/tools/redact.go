@@ -1,15 +1,11 @@
 package tools
 
 import (
-	"sort"
 	"strings"
 
+	"github.com/harness-agent/harness/core/redact"
 	"github.com/harness-agent/harness/sdk"
 )
-
-// minSecretLen is the shortest secret redacted: replacing a short string
-// everywhere would garble ordinary output and protect nothing.
-const minSecretLen = 8
 
 // Redacted replaces a secret in a tool's result.
 const Redacted = "[redacted: an API key of the configuration]"
@@ -21,22 +17,11 @@ const Redacted = "[redacted: an API key of the configuration]"
 type redactor struct{ r *strings.Replacer }
 
 func newRedactor(secrets []string) *redactor {
-	var keep []string
-	for _, s := range secrets {
-		if len(s) >= minSecretLen {
-			keep = append(keep, s)
-		}
-	}
-	if len(keep) == 0 {
+	r := redact.NewReplacer(secrets, Redacted)
+	if r == nil {
 		return nil
 	}
-	// The longest first: a key that contains another is replaced whole.
-	sort.Slice(keep, func(i, j int) bool { return len(keep[i]) > len(keep[j]) })
-	pairs := make([]string, 0, 2*len(keep))
-	for _, s := range keep {
-		pairs = append(pairs, s, Redacted)
-	}
-	return &redactor{r: strings.NewReplacer(pairs...)}
+	return &redactor{r: r}
 }
 
 func (r *redactor) text(s string) string {
