@@ -18,6 +18,9 @@ func TestRunReportsConfigurationProblemsLikeValidate(t *testing.T) {
 	}{
 		{"unknown tool", strings.Replace(sleeperConfig, `tools = ["terminal"]`, `tools = ["termnal"]`, 1), `Error: Unknown tool`},
 		{"missing API key", keyed, "HARNESS_TEST_MISSING_KEY is not set"},
+		// A built-in provider's settings are its plugin's schema, checked at load.
+		{"unknown provider setting", strings.Replace(sleeperConfig, "  script = \"turns.hcl\"\n",
+			"  script = \"turns.hcl\"\n  colour = \"blue\"\n", 1), "Error: Unsupported argument"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
