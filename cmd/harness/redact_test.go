@@ -47,11 +47,11 @@ func TestProviderSecretsRedactedEverywhere(t *testing.T) {
 	for _, tt := range []struct {
 		mode      string
 		code      int
-		stderrHas []string // what shows the line arrived, redacted
+		stderrHas []string // what shows the line arrived, redacted (hclog orders fields freely)
 	}{
 		{"echo", 0, []string{"configured", "request with key [redacted]"}},
 		{"error", 1, []string{"the server refused the key [redacted]"}},
-		{"crash", 1, []string{"about to crash: api_key=[redacted]", "its stderr ended with:", `"api_key":"[redacted]"`}},
+		{"crash", 1, []string{"about to crash:", "api_key=[redacted]", "its stderr ended with:", `"api_key":"[redacted]"`}},
 	} {
 		t.Run(tt.mode, func(t *testing.T) {
 			t.Parallel()
