@@ -3,7 +3,9 @@ package main_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -306,5 +308,83 @@ func TestTemporalWorkerKilledMidStream(t *testing.T) {
 	}
 	if !strings.Contains(a.stdout, "twice over") || !strings.Contains(a.stdout, `"status":"completed"`) {
 		t.Errorf("the answer or the completed status is missing:\n%s", a.stdout)
+	}
+}
+
+// shape is what a run's --json stream must have the same on both engines:
+// each event's type and the names of its data fields (ids, times, figures
+// and the engine aside), a run of assistant.chunk events counted as one
+// (their batching follows the clock).
+func shape(t *testing.T, evs []event) []string {
+	t.Helper()
+	var out []string
+	for _, ev := range evs {
+		if ev.Type == "assistant.chunk" && len(out) > 0 && out[len(out)-1] == "assistant.chunk" {
+			continue
+		}
+		if ev.Type == "assistant.chunk" {
+			out = append(out, ev.Type)
+			continue
+		}
+		var data map[string]any
+		if err := json.Unmarshal(ev.Data, &data); err != nil {
+			t.Fatalf("event %d (%s): %v", ev.Seq, ev.Type, err)
+		}
+		delete(data, "engine") // session.started says where a session runs
+		keys := slices.Sorted(maps.Keys(data))
+		out = append(out, ev.Type+"{"+strings.Join(keys, ",")+"}")
+	}
+	return out
+}
+
+// The same scripted session on the local engine and on Temporal: the same
+// exit code and the same --json stream, event type by event type — a
+// two-turn session with a tool call, and one a budget stops while the
+// response streams (exit 3, its usage recorded).
+func TestTemporalJSONStreamMatchesLocal(t *testing.T) {
+	addr := temporalServer(t)
+	tests := []struct {
+		name  string
+		agent string
+		code  int
+		fake  func(*fakedeepseek.Server)
+	}{
+		{name: "two turns", code: 0, fake: func(f *fakedeepseek.Server) {
+			f.Enqueue(fakedeepseek.Scripted(readCall("c1", "notes.txt")), fakedeepseek.Scripted(fakedeepseek.Turn{Text: "The notes say hello."}))
+		}},
+		{name: "max_tokens mid-stream", code: 3, agent: "  budget {\n    max_tokens = 6000\n  }", fake: func(f *fakedeepseek.Server) {
+			f.Repeat(fakedeepseek.Endless(strings.Repeat("and on ", 9)+"\n", time.Millisecond))
+		}},
+		{name: "max_output mid-stream", code: 3, fake: func(f *fakedeepseek.Server) {
+			f.Repeat(fakedeepseek.Endless(strings.Repeat("and on ", 9)+"\n", time.Millisecond))
+		}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			queue := fmt.Sprintf("q-json-%d", i)
+			var shapes [2][]string
+			for j, engine := range []string{"local", "temporal"} {
+				fake := fakedeepseek.New(t)
+				tt.fake(fake)
+				dir := t.TempDir()
+				cfg := deepseekConfig(fake.URL, tt.agent, fmt.Sprintf("engine \"temporal\" {\n  address    = %q\n  task_queue = %q\n}\n", addr, queue))
+				if strings.HasPrefix(tt.name, "max_output") {
+					cfg = strings.Replace(cfg, "  context_window = 1000000\n", "  context_window = 1000000\n  max_output     = 4096\n", 1)
+				}
+				writeFile(t, filepath.Join(dir, "agent.hcl"), cfg)
+				writeFile(t, filepath.Join(dir, "notes.txt"), "hello from the notes\n")
+				if engine == "temporal" {
+					startWorker(t, dir, addr, queue)
+				}
+				r := harness(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, "run", "--json", "--no-input", "--engine", engine, "agent.hcl", "Look at the notes")
+				if r.code != tt.code {
+					t.Fatalf("%s engine: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", engine, r.code, tt.code, r.stdout, r.stderr)
+				}
+				shapes[j] = shape(t, parseEvents(t, r.stdout))
+			}
+			if got, want := strings.Join(shapes[1], "\n"), strings.Join(shapes[0], "\n"); got != want {
+				t.Errorf("the temporal engine's --json stream differs from the local one's:\n--- local\n%s\n--- temporal\n%s", want, got)
+			}
+		})
 	}
 }
