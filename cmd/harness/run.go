@@ -120,13 +120,14 @@ func (c *cli) run(args []string, f runFlags) error {
 	if err != nil {
 		return err
 	}
-	if eng.name == engineTemporal {
-		if strings.TrimSpace(task) == "" {
-			return exitf(exitUsage, "no task: give it as an argument or on standard input (a Temporal session is not interactive)")
-		}
-		return c.runTemporal(ctx, cfg, f, eng, task, view, storePath)
-	}
 	lines := newLineReader(in)
+	if eng.name == engineTemporal {
+		var asker *ttyAsker // approvals asked here, answered by signal
+		if stdinTTY && !f.noInput {
+			asker = &ttyAsker{lines: lines, out: c.stderr, view: view}
+		}
+		return c.runTemporal(ctx, cfg, f, eng, task, view, storePath, asker)
+	}
 	tel, err := c.startTelemetry(ctx, cfg)
 	if err != nil {
 		return err

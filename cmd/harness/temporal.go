@@ -3,14 +3,17 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
@@ -61,12 +64,45 @@ func (c *cli) chooseEngine(cfg *config.Config, f runFlags) (engineChoice, error)
 		if e.address == "" || e.queue == "" {
 			return e, exitf(exitUsage, "--engine temporal needs the server and the task queue: pass --temporal HOST:PORT and --task-queue Q, or set address and task_queue in an engine \"temporal\" block")
 		}
-		if f.resume != "" || f.cont {
-			return e, exitf(exitUsage, "--resume and --continue run on the local engine only; a Temporal session continues on its own: harness sessions attach ID")
-		}
 		return e, nil
 	}
 	return e, exitf(exitUsage, "--engine %q: the engines are local and temporal", e.name)
+}
+
+// temporalMode is how the options of `harness run` apply on the Temporal
+// engine (temporalOptions).
+type temporalMode struct {
+	// ask: approvals are asked at this terminal and answered by signal;
+	// the workers leave them pending meanwhile.
+	ask bool
+}
+
+// temporalOptions decides, for a run on the Temporal engine, each option
+// of `harness run`: it works as on the local engine, or is refused with
+// why. hasTask: a task (or, resuming, a message) was given; stdinTTY: a
+// person is at the terminal.
+//
+//   - --resume ID / --continue: a finished or abandoned session continues
+//     as a new workflow from the store's history (one still running on
+//     its workers is refused: attach to it); a message is optional, as
+//     locally.
+//   - --yes: the workers approve what policy would ask about.
+//   - --no-input: nothing is asked; approvals follow permissions.unattended.
+//   - a person at the terminal (no --no-input, no --detach): approvals are
+//     asked here, answered by signal.
+//   - no task at a terminal (an interactive chat): refused; a Temporal
+//     session gets each message from a run: harness run --resume ID CONFIG MESSAGE.
+//   - --detach: nobody follows: as --no-input.
+func temporalOptions(f runFlags, hasTask, stdinTTY bool) (temporalMode, error) {
+	resuming := f.resume != "" || f.cont
+	if !hasTask && !resuming {
+		if stdinTTY && !f.noInput {
+			return temporalMode{}, exitf(exitUsage, "a Temporal session gets its task when it starts: give it as an argument (harness run --engine temporal CONFIG TASK); "+
+				"a next message continues it: harness run --engine temporal --resume ID CONFIG MESSAGE")
+		}
+		return temporalMode{}, exitf(exitUsage, "no task: give it as an argument or on standard input")
+	}
+	return temporalMode{ask: stdinTTY && !f.noInput && !f.detach && !f.yes}, nil
 }
 
 // leaseOwner is the lease owner of the sessions of a task queue: every
@@ -83,32 +119,49 @@ func dialTemporal(address string) (client.Client, error) {
 	return cl, nil
 }
 
-// runTemporal starts the session here (its first events, the task), hands
-// its loop to a workflow on the task queue and shows its events as a local
-// run would, from the session store, until it ends.
-func (c *cli) runTemporal(ctx context.Context, cfg *config.Config, f runFlags, e engineChoice, task string, view *renderer, storePath string) error {
+// runTemporal starts the session here (its first events, the task) or
+// reopens it (--resume, --continue), hands its loop to a workflow on the
+// task queue and shows its events as a local run would, from the session
+// store, until it ends.
+func (c *cli) runTemporal(ctx context.Context, cfg *config.Config, f runFlags, e engineChoice, task string, view *renderer, storePath string, asker *ttyAsker) error {
+	mode, err := temporalOptions(f, strings.TrimSpace(task) != "", asker != nil)
+	if err != nil {
+		return err
+	}
 	opts := runner.Options{Config: cfg, Agent: f.agent, StorePath: storePath, StateDir: c.locator.StateFolder(), Builtins: builtinCatalog(), Secrets: c.secrets,
-		Logger: c.logger, LeaseOwner: leaseOwner(e.queue),
-		Engine: &event.Engine{Name: engineTemporal, Address: e.address, TaskQueue: e.queue}}
+		Logger: c.logger, LeaseOwner: leaseOwner(e.queue), Yes: f.yes, AcceptConfigChange: f.acceptConfig,
+		Engine: &event.Engine{Name: engineTemporal, Address: e.address, TaskQueue: e.queue, Ask: mode.ask, Yes: f.yes}}
 	r, err := runner.Open(ctx, opts)
 	if err != nil {
 		return c.openError(cfg, err)
 	}
-	if err := r.Start(ctx, task); err != nil {
+	cl, err := dialTemporal(e.address)
+	if err != nil {
+		_ = r.Close()
+		return err
+	}
+	defer cl.Close()
+	var after int64 // the events shown are those after it
+	if f.resume != "" || f.cont {
+		if after, err = c.resumeTemporal(ctx, r, cfg, cl, f, task, view); err != nil {
+			_ = r.Close()
+			return err
+		}
+	} else if err := r.Start(ctx, task); err != nil {
 		_ = r.End(ctx, agent.StatusError)
 		_ = r.Close()
 		return exitf(exitFailed, "%v", err)
 	}
-	in := workflowInput(r, cfg)
+	in, err := workflowInput(ctx, r, cfg)
+	if err != nil {
+		_ = r.End(ctx, agent.StatusError)
+		_ = r.Close()
+		return exitf(exitFailed, "%v", err)
+	}
 	id := r.SessionID()
 	// The run's plugins and lease go: the workers of the queue hold the
 	// session from now on.
 	_ = r.Close()
-	cl, err := dialTemporal(e.address)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
 	if _, err := cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: e.queue}, engine.WorkflowName, in); err != nil {
 		return exitf(exitFailed, "start session %s on Temporal at %s: %v", id, e.address, err)
 	}
@@ -116,11 +169,66 @@ func (c *cli) runTemporal(ctx context.Context, cfg *config.Config, f runFlags, e
 		fmt.Fprintf(c.stdout, "session %s runs on task queue %s; follow it: harness sessions attach %s\n", id, e.queue, id)
 		return nil
 	}
-	return c.follow(ctx, storePath, id, view, 0)
+	var ask func(context.Context, session.Event) error
+	if mode.ask {
+		ask = c.askBySignal(storePath, cl, asker)
+	}
+	return c.followAsking(ctx, storePath, id, view, after, ask)
 }
 
-// workflowInput is the workflow's Input from a started run.
-func workflowInput(r *runner.Runner, cfg *config.Config) engine.Input {
+// resumeTemporal reopens the session --resume or --continue names, for a
+// new workflow: refused while its workflow still runs. It returns the seq
+// of its last event before this run.
+func (c *cli) resumeTemporal(ctx context.Context, r *runner.Runner, cfg *config.Config, cl client.Client, f runFlags, task string, view *renderer) (int64, error) {
+	id := f.resume
+	if f.cont {
+		var err error
+		if id, err = c.latestSession(ctx, r, cfg); err != nil {
+			return 0, err
+		}
+	}
+	info, err := sessionByID(ctx, r.Store(), id)
+	if err != nil {
+		return 0, err
+	}
+	if d, err := cl.DescribeWorkflowExecution(ctx, info.ID, ""); err == nil &&
+		d.WorkflowExecutionInfo.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return 0, exitf(exitUsage, "session %s still runs on Temporal (task queue %s): follow it with harness sessions attach %s, or resume it once it ended",
+			info.ID, d.WorkflowExecutionInfo.GetTaskQueue(), info.ID)
+	}
+	before, err := r.Store().Events(ctx, info.ID, 0)
+	if err != nil {
+		return 0, err
+	}
+	if err := r.Resume(ctx, info.ID); err != nil {
+		var changed *runner.ConfigChangedError
+		if errors.As(err, &changed) {
+			return 0, exitf(exitUsage, "%v", err)
+		}
+		_ = r.End(ctx, agent.StatusError)
+		return 0, exitf(exitFailed, "resume: %v", err)
+	}
+	for _, ev := range before {
+		view.absorb(ev)
+	}
+	view.banner(r.SessionID(), r.Totals())
+	if strings.TrimSpace(task) != "" {
+		if err := r.Say(ctx, task); err != nil {
+			_ = r.End(ctx, agent.StatusError)
+			return 0, exitf(exitFailed, "%v", err)
+		}
+	} else if r.NeedsInput() {
+		_ = r.End(ctx, agent.StatusCompleted)
+		return 0, exitf(exitUsage, "session %s has nothing left to do: give a message to continue it", r.SessionID())
+	}
+	if len(before) == 0 {
+		return 0, nil
+	}
+	return before[len(before)-1].Seq, nil
+}
+
+// workflowInput is the workflow's Input from a started or resumed run.
+func workflowInput(ctx context.Context, r *runner.Runner, cfg *config.Config) (engine.Input, error) {
 	lc := r.LoopConfig()
 	in := engine.Input{Session: r.SessionID(), Agent: lc.Agent, MaxTurns: lc.MaxTurns, MaxTokens: lc.MaxTokens, MaxUSD: lc.MaxUSD,
 		Messages: r.Messages(), ApprovalTimeout: r.Agent().Permissions.ApprovalTimeout}
@@ -142,12 +250,70 @@ func workflowInput(r *runner.Runner, cfg *config.Config) engine.Input {
 	if b := cfg.Engine; b != nil {
 		in.Timeouts.Heartbeat = b.Heartbeat
 	}
-	return in
+	if t := r.Totals(); t.Turns > 0 || t.Tokens > 0 || t.Pending > 0 { // resumed
+		in.Restore = &engine.Restore{Turns: t.Turns, Tokens: t.Tokens, CostUSD: t.CostUSD}
+		pending, err := r.Store().Actions(ctx, r.SessionID(), session.ActionStatusPending)
+		if err != nil {
+			return in, err
+		}
+		for _, a := range pending {
+			in.Restore.Pending = append(in.Restore.Pending, engine.Pending{ID: a.ID, Since: a.CreatedAt})
+		}
+	}
+	return in, nil
 }
 
 // follow shows the events of session id after seq as they are recorded,
 // until session.ended; its exit status is the session's.
 func (c *cli) follow(ctx context.Context, storePath, id string, view *renderer, after int64) error {
+	return c.followAsking(ctx, storePath, id, view, after, nil)
+}
+
+// askBySignal asks the person at the terminal about each action the
+// workers left pending for them (action.decided deferred) and signals the
+// answer to the session's workflow.
+func (c *cli) askBySignal(storePath string, cl client.Client, asker *ttyAsker) func(context.Context, session.Event) error {
+	return func(ctx context.Context, ev session.Event) error {
+		d, err := event.As[event.ActionDecided](ev)
+		if err != nil || d.Decision != approval.Deferred {
+			return err
+		}
+		store, err := session.Open(storePath)
+		if err != nil {
+			return err
+		}
+		a, err := store.Action(ctx, d.ActionID)
+		_ = store.Close()
+		if err != nil || a.Status != session.ActionStatusPending {
+			return err
+		}
+		act := approval.Action{Action: a}
+		if a.Kind == session.ActionKindTerminal {
+			var args struct {
+				Command string `json:"command"`
+			}
+			if json.Unmarshal(a.Arguments, &args) == nil {
+				act.Command = args.Command
+			}
+		}
+		answer, err := asker.Ask(ctx, act)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped following: the action stays pending
+			}
+			return err
+		}
+		dec := engine.Decision{ActionID: a.ID, Approve: answer.Choice == approval.ChoiceYes, Reason: answer.Reason}
+		if err := cl.SignalWorkflow(ctx, a.Session, "", engine.SignalDecision, dec); err != nil {
+			return exitf(exitFailed, "signal session %s: %v (decide it with harness actions approve|deny %s)", a.Session, err, a.ID)
+		}
+		return nil
+	}
+}
+
+// followAsking is follow with ask (when not nil) given every event once
+// shown.
+func (c *cli) followAsking(ctx context.Context, storePath, id string, view *renderer, after int64, ask func(context.Context, session.Event) error) error {
 	store, err := session.Open(storePath)
 	if err != nil {
 		return err
@@ -163,6 +329,11 @@ func (c *cli) follow(ctx context.Context, storePath, id string, view *renderer, 
 		for _, ev := range evs {
 			view.event(ev)
 			after = ev.Seq
+			if ask != nil && ev.Type == event.TypeActionDecided {
+				if err := ask(ctx, ev); err != nil {
+					return err
+				}
+			}
 			if ev.Type == event.TypeSessionEnded {
 				d, _ := event.As[event.SessionEnded](ev)
 				out := agent.Outcome{Status: d.Status}
@@ -346,8 +517,21 @@ func (ws *workerSessions) openSession(id string) (*runner.Runner, *engine.Runtim
 	if err != nil {
 		return nil, nil, fmt.Errorf("configuration %s of session %s: %w", info.ConfigPath, id, err)
 	}
+	eng, err := sessionEngine(events)
+	if err != nil {
+		return nil, nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	yes := eng != nil && eng.Yes
+	if eng != nil && eng.Ask {
+		// The run that started it asks its person at the terminal: what
+		// policy would ask about waits for them, pending (never denied
+		// for want of an answer).
+		if ag := cfg.Agent(info.Agent); ag != nil {
+			ag.Permissions.Unattended = config.UnattendedDefer
+		}
+	}
 	r, err := runner.Open(ctx, runner.Options{Config: cfg, Agent: info.Agent, StorePath: ws.storePath, StateDir: ws.c.locator.StateFolder(),
-		Builtins: builtinCatalog(), Secrets: ws.c.secrets, Logger: ws.c.logger, LeaseOwner: leaseOwner(ws.queue)})
+		Builtins: builtinCatalog(), Secrets: ws.c.secrets, Logger: ws.c.logger, LeaseOwner: leaseOwner(ws.queue), Yes: yes})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -403,24 +587,42 @@ func (ws *workerSessions) closeAll() {
 	}
 }
 
+// sessionEngine is where session id runs from its latest start or resume
+// on (session.started, session.resumed); nil: the local engine.
+func sessionEngine(evs []session.Event) (*event.Engine, error) {
+	var eng *event.Engine
+	for _, ev := range evs {
+		switch ev.Type {
+		case event.TypeSessionStarted:
+			d, err := event.As[event.SessionStarted](ev)
+			if err != nil {
+				return nil, err
+			}
+			eng = d.Engine
+		case event.TypeSessionResumed:
+			d, err := event.As[event.SessionResumed](ev)
+			if err != nil {
+				return nil, err
+			}
+			eng = d.Engine
+		}
+	}
+	return eng, nil
+}
+
 // temporalSession returns where session id runs when it runs on Temporal
-// (its session.started event says so), else ok is false.
+// (its latest session.started or session.resumed says so), else ok is
+// false.
 func temporalSession(ctx context.Context, store *session.Store, id string) (address string, ok bool, err error) {
 	evs, err := store.Events(ctx, id, 0)
 	if err != nil {
 		return "", false, err
 	}
-	for _, ev := range evs {
-		if ev.Type != event.TypeSessionStarted {
-			continue
-		}
-		d, err := event.As[event.SessionStarted](ev)
-		if err != nil || d.Engine == nil {
-			return "", false, err
-		}
-		return d.Engine.Address, d.Engine.Name == engineTemporal, nil
+	eng, err := sessionEngine(evs)
+	if err != nil || eng == nil {
+		return "", false, err
 	}
-	return "", false, nil
+	return eng.Address, eng.Name == engineTemporal, nil
 }
 
 // signalDecision hands a person's decision on action id to the workflow of

@@ -388,3 +388,112 @@ func TestTemporalJSONStreamMatchesLocal(t *testing.T) {
 		})
 	}
 }
+
+// --resume on the Temporal engine continues a finished session as a new
+// workflow from the store's history, with the next message; without one
+// there is nothing left to do; a session whose workflow still runs (an
+// action waits for its approval) is refused: attach to it.
+func TestTemporalResume(t *testing.T) {
+	addr := temporalServer(t)
+	dir := t.TempDir()
+	fake := fakedeepseek.New(t,
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "First answer."}),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Second answer."}))
+	writeFile(t, filepath.Join(dir, "agent.hcl"), temporalAgent(fake.URL, addr, "q-resume"))
+	startWorker(t, dir, addr, "q-resume")
+	env := []string{"TEST_DEEPSEEK_KEY=" + apiKey}
+
+	first := harness(t, dir, env, "run", "--json", "--engine", "temporal", "agent.hcl", "Say something")
+	if first.code != 0 {
+		t.Fatalf("first run: exit %d\n%s%s", first.code, first.stdout, first.stderr)
+	}
+	id := parseEvents(t, first.stdout)[0].Session
+
+	r := harness(t, dir, env, "run", "--json", "--engine", "temporal", "--resume", id, "agent.hcl", "And now?")
+	if r.code != 0 {
+		t.Fatalf("run --resume: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	evs := parseEvents(t, r.stdout)
+	var types []string
+	for _, ev := range evs {
+		types = append(types, ev.Type)
+	}
+	if len(types) == 0 || types[0] != "session.resumed" || types[1] != "user.message" || types[len(types)-1] != "session.ended" {
+		t.Errorf("the resumed run showed %s; want session.resumed, user.message, …, session.ended", strings.Join(types, " "))
+	}
+	if resumed := eventData(evs, "session.resumed"); len(resumed) != 1 || resumed[0]["engine"] == nil {
+		t.Errorf("session.resumed %v, want it to say the session runs on Temporal", resumed)
+	}
+	if ends := eventData(evs, "session.ended"); len(ends) != 1 || ends[0]["turns"] != float64(2) {
+		t.Errorf("session.ended %v, want 2 turns counted over the session", ends)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the fake got %d requests, want 2", len(reqs))
+	}
+	var convo []string
+	for _, m := range messagesOf(t, reqs[1]) {
+		content, _ := m["content"].(string)
+		convo = append(convo, fmt.Sprint(m["role"])+": "+content)
+	}
+	if got := strings.Join(convo, "\n"); !strings.Contains(got, "assistant: First answer.") || !strings.HasSuffix(got, "user: And now?") {
+		t.Errorf("the resumed request does not carry the history and the message:\n%s", got)
+	}
+
+	done := harness(t, dir, env, "run", "--engine", "temporal", "--resume", id, "agent.hcl")
+	if done.code != 2 || !strings.Contains(done.stderr, "nothing left to do") {
+		t.Errorf("--resume without a message: exit %d\n%s", done.code, done.stderr)
+	}
+
+	// A session waiting for an approval: its workflow runs.
+	fake.Enqueue(fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "c1", Name: "terminal", Arguments: `{"command":"echo hi"}`}}}),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Waiting."}))
+	ask := strings.Replace(temporalAgent(fake.URL, addr, "q-resume"), `terminal = "allow"`, "terminal   = \"ask\"\n    unattended = \"defer\"", 1)
+	writeFile(t, filepath.Join(dir, "ask.hcl"), ask)
+	d := harness(t, dir, env, "run", "--engine", "temporal", "--detach", "ask.hcl", "Run it")
+	if d.code != 0 {
+		t.Fatalf("run --detach: exit %d\n%s%s", d.code, d.stdout, d.stderr)
+	}
+	waiting := strings.Fields(strings.TrimPrefix(d.stdout, "session "))[0]
+	store, err := session.Open(storeFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	testkit.WaitFor(t, func() bool {
+		acts, err := store.Actions(context.Background(), waiting, session.ActionStatusPending)
+		return err == nil && len(acts) == 1
+	}, "an action to be pending")
+	busy := harness(t, dir, env, "run", "--engine", "temporal", "--resume", waiting, "ask.hcl", "Hurry up")
+	if busy.code != 2 || !strings.Contains(busy.stderr, "still runs on Temporal") || !strings.Contains(busy.stderr, "sessions attach") {
+		t.Errorf("--resume of a running session: exit %d\n%s", busy.code, busy.stderr)
+	}
+	if n := len(fake.Requests()); n != 4 {
+		t.Errorf("the fake got %d requests, want 4: the refused resume sent none", n)
+	}
+}
+
+// --yes on the Temporal engine approves, on the worker, what policy would
+// ask a person about, as locally.
+func TestTemporalYes(t *testing.T) {
+	addr := temporalServer(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "yes.txt")
+	fake := fakedeepseek.New(t,
+		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "c1", Name: "terminal", Arguments: fmt.Sprintf(`{"command":"echo yes > %s"}`, marker)}}}),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Done."}))
+	cfg := strings.Replace(temporalAgent(fake.URL, addr, "q-yes"), `terminal = "allow"`, `terminal = "ask"`, 1)
+	writeFile(t, filepath.Join(dir, "agent.hcl"), cfg)
+	startWorker(t, dir, addr, "q-yes")
+	r := harness(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, "run", "--json", "--yes", "--engine", "temporal", "agent.hcl", "Run it")
+	if r.code != 0 {
+		t.Fatalf("run --yes: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if b, err := os.ReadFile(marker); err != nil || strings.TrimSpace(string(b)) != "yes" {
+		t.Errorf("the command did not run: %v %q", err, b)
+	}
+	decided := eventData(parseEvents(t, r.stdout), "action.decided")
+	if len(decided) != 1 || decided[0]["decision"] != "approved" || decided[0]["by"] != "flag" {
+		t.Errorf("action.decided %v, want one approved by flag (--yes)", decided)
+	}
+}

@@ -241,16 +241,25 @@ type SessionStarted struct {
 // frontend's address and the task queue. Its fields are in alphabetical
 // order: it was a map.
 type Engine struct {
-	Address   string `json:"address"`
+	Address string `json:"address"`
+	// Ask: the run that started it asks a person at its terminal: the
+	// workers leave what policy would ask about pending for it.
+	Ask       bool   `json:"ask,omitempty"`
 	Name      string `json:"name"`
 	TaskQueue string `json:"task_queue"`
+	// Yes: started with --yes (the workers approve what policy would ask
+	// about).
+	Yes bool `json:"yes,omitempty"`
 }
 
 // SessionResumed: a `run --resume` continues the session.
 type SessionResumed struct {
-	Agent    string `json:"agent"`
-	Messages int    `json:"messages"`
-	Turns    int    `json:"turns"`
+	Agent string `json:"agent"`
+	// Engine is where the session runs from here on, when not the local
+	// engine (as in session.started).
+	Engine   *Engine `json:"engine,omitempty"`
+	Messages int     `json:"messages"`
+	Turns    int     `json:"turns"`
 }
 
 // UserMessage is a further message of an interactive or resumed session.

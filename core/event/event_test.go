@@ -17,7 +17,7 @@ func samples() []Data {
 	return []Data{
 		SessionStarted{Agent: "a", Config: "/c.hcl", Model: "m", Task: "do <it>", Workspace: "/w",
 			Engine: &Engine{Address: "localhost:7233", Name: "temporal", TaskQueue: "harness"}},
-		SessionResumed{Agent: "a", Messages: 3, Turns: 2},
+		SessionResumed{Agent: "a", Messages: 3, Turns: 2, Engine: &Engine{Name: "temporal", Address: "127.0.0.1:7233", TaskQueue: "q"}},
 		UserMessage{Text: "more"},
 		TurnInterrupted{Partial: "so far", Request: true},
 		LLMRequest{Fallback: 2, HookMetadata: map[string]string{"k": "v"}, Messages: 2, Model: "m", PromptBytes: 100, PromptTokensEst: 25, SharedPrefixBytes: 80, Turn: 1},

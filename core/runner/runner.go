@@ -622,7 +622,7 @@ func (r *Runner) Resume(ctx context.Context, id string) error {
 	r.executor.CountPrior(rebuilt.Calls...)
 	r.pipeline.Remember(approval.RememberedScopes(events)...)
 	r.msgs = append([]sdk.Message{{Role: sdk.RoleSystem, Content: r.system}}, rebuilt.Messages...)
-	return r.rec.Record(ctx, event.SessionResumed{Agent: r.agent.Name, Turns: rebuilt.Turns, Messages: len(rebuilt.Messages)})
+	return r.rec.Record(ctx, event.SessionResumed{Agent: r.agent.Name, Turns: rebuilt.Turns, Messages: len(rebuilt.Messages), Engine: r.opts.Engine})
 }
 
 // Remembered returns the scopes a person approved with "always" in this
@@ -644,13 +644,21 @@ func (r *Runner) NeedsInput() bool {
 	return last.Role == sdk.RoleAssistant && len(last.ToolCalls) == 0
 }
 
+// Say records a user message and adds it to the conversation.
+func (r *Runner) Say(ctx context.Context, text string) error {
+	if err := r.rec.Record(ctx, event.UserMessage{Text: text}); err != nil {
+		return err
+	}
+	r.msgs = append(r.msgs, sdk.Message{Role: sdk.RoleUser, Content: text})
+	return nil
+}
+
 // Send adds a user message (when text is not empty) and runs the loop.
 func (r *Runner) Send(ctx context.Context, text string) (agent.Outcome, error) {
 	if text != "" {
-		if err := r.rec.Record(ctx, event.UserMessage{Text: text}); err != nil {
+		if err := r.Say(ctx, text); err != nil {
 			return agent.Outcome{}, err
 		}
-		r.msgs = append(r.msgs, sdk.Message{Role: sdk.RoleUser, Content: text})
 	}
 	var out agent.Outcome
 	r.msgs, out = r.loop.Run(ctx, r.msgs)

@@ -48,8 +48,27 @@ type Input struct {
 	ApprovalTimeout time.Duration
 	// Messages is the conversation to continue (system prompt, task, ...).
 	Messages []sdk.Message
+	// Restore, for a resumed session, is what its earlier runs used and
+	// left pending; nil for a new session.
+	Restore *Restore `json:",omitempty"`
 	// Timeouts of the activities; zero values take the defaults.
 	Timeouts Timeouts
+}
+
+// Restore is the state of a resumed session (agent.Loop.Restore): its
+// counters and its actions still pending, which the workflow waits for.
+type Restore struct {
+	Turns   int
+	Tokens  int64
+	CostUSD float64
+	Pending []Pending
+}
+
+// Pending is an action awaiting its decision since Since (its approval
+// timeout counts from then).
+type Pending struct {
+	ID    string
+	Since time.Time
 }
 
 // Compaction is a Compactor's settings as data.

@@ -57,6 +57,14 @@ func Workflow(ctx workflow.Context, in Input) (Result, error) {
 	w.tools = &wfTools{w: w, defs: defs}
 	loop := agent.New(cfg, &wfModel{w: w}, w.tools, w, w)
 	w.loop = loop
+	if r := in.Restore; r != nil { // a resumed session: its counters, and its pending actions to wait for
+		ids := make([]string, len(r.Pending))
+		for i, p := range r.Pending {
+			ids[i] = p.ID
+			w.tools.pending = append(w.tools.pending, pendingAction{id: p.ID, since: p.Since})
+		}
+		loop.Restore(r.Turns, r.Tokens, r.CostUSD, ids)
+	}
 
 	msgs := in.Messages
 	var out agent.Outcome

@@ -595,3 +595,23 @@ func TestWorkflowRetriedActivitiesWriteEventsOnce(t *testing.T) {
 		t.Errorf("the read-only call ran %d times, want 2 (lost, then retried)", ts.runs)
 	}
 }
+
+// A resumed session's workflow starts from its counters and waits for the
+// actions it left pending, as the loop's own pending ones.
+func TestWorkflowResumedSession(t *testing.T) {
+	f := newFixture(t, []llm.AssistantMessage{answer("still waiting"), answer("done")}, ran)
+	f.env.RegisterDelayedCallback(func() {
+		f.env.SignalWorkflow(SignalDecision, Decision{ActionID: "act-9", Approve: true})
+	}, time.Hour)
+	res := f.run(t, Input{MaxTokens: 10_000, ApprovalTimeout: 24 * time.Hour,
+		Restore: &Restore{Turns: 3, Tokens: 500, CostUSD: 0.5, Pending: []Pending{{ID: "act-9", Since: f.env.Now()}}}})
+	if res.Status != agent.StatusCompleted || res.Text != "done" {
+		t.Fatalf("result = %+v, want completed", res)
+	}
+	if res.Totals.Turns != 5 || res.Totals.Tokens != 500+2*110 || res.Totals.Pending != 0 {
+		t.Errorf("totals %+v, want 5 turns and 720 tokens over the session, nothing pending", res.Totals)
+	}
+	if len(f.decisions) != 1 || f.decisions[0].ActionID != "act-9" || !f.decisions[0].Approve {
+		t.Errorf("decisions applied %+v, want act-9 approved", f.decisions)
+	}
+}
