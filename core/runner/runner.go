@@ -135,21 +135,39 @@ func Open(ctx context.Context, opts Options) (*Runner, error) {
 		defer close(r.warmed)
 		_ = cat.DescribeFor(ctx, ag.Tools)
 	}()
+	// The store opens while the plugins start too, and so do the
+	// metaschemas the tools' input schemas are compiled against; a
+	// configuration problem is still reported before a store problem.
+	type opened struct {
+		store *session.Store
+		err   error
+	}
+	storeCh := make(chan opened, 1)
+	go func() {
+		st, err := openStore(ctx, opts.StorePath, cfg.Workspace)
+		storeCh <- opened{st, err}
+	}()
+	go tools.WarmSchemas()
 	modelsErr := r.openModels(ctx)
 	<-r.warmed
-	if diags := r.check(); diags.HasErrors() && ctx.Err() == nil {
-		host.Close()
-		return nil, &ConfigError{Diags: diags}
-	}
-	if modelsErr != nil {
-		host.Close()
-		return nil, modelsErr
-	}
-	if r.store, err = openStore(ctx, opts.StorePath, cfg.Workspace); err != nil {
-		<-r.warmed
+	st := <-storeCh
+	fail := func(err error) (*Runner, error) {
+		if st.store != nil {
+			_ = st.store.Close()
+		}
 		host.Close()
 		return nil, err
 	}
+	if diags := r.check(); diags.HasErrors() && ctx.Err() == nil {
+		return fail(&ConfigError{Diags: diags})
+	}
+	if modelsErr != nil {
+		return fail(modelsErr)
+	}
+	if st.err != nil {
+		return fail(st.err)
+	}
+	r.store = st.store
 	return r, nil
 }
 

@@ -35,6 +35,13 @@ func compileSchema(name string, doc []byte) (*jsonschema.Schema, error) {
 	return sch, nil
 }
 
+// WarmSchemas compiles the metaschemas the first input schema needs (a
+// draft's are compiled on its first use), so that a run can pay for them
+// while its plugins start instead of on its first tool registration.
+func WarmSchemas() {
+	_, _ = compileSchema("warm", []byte(`{"type": "object"}`))
+}
+
 // validateJSON checks the JSON doc against sch; see validate.
 func validateJSON(sch *jsonschema.Schema, doc []byte) string {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
