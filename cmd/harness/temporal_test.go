@@ -497,3 +497,41 @@ func TestTemporalYes(t *testing.T) {
 		t.Errorf("action.decided %v, want one approved by flag (--yes)", decided)
 	}
 }
+
+// A person at the terminal that started a session on Temporal is asked
+// each approval there; the worker leaves the action pending meanwhile (not
+// denied, although unattended is deny) and the answer goes to the workflow
+// as a signal: the call runs on the worker and the model hears of it.
+func TestTemporalInteractiveApprovalBySignal(t *testing.T) {
+	addr := temporalServer(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "asked.txt")
+	fake := fakedeepseek.New(t,
+		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "c1", Name: "terminal", Arguments: fmt.Sprintf(`{"command":"echo yes > %s"}`, marker)}}}),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Waiting for the approval."}),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Done: the command ran."}))
+	cfg := strings.Replace(temporalAgent(fake.URL, addr, "q-ask"), `terminal = "allow"`, `terminal = "ask"`, 1)
+	writeFile(t, filepath.Join(dir, "agent.hcl"), cfg)
+	startWorker(t, dir, addr, "q-ask")
+	s := startScreen(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, 120, "run", "--engine", "temporal", "agent.hcl", "Run the command")
+	s.waitFor(`approve terminal`)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the command ran before it was approved")
+	}
+	s.typeLine("y")
+	shown := s.waitFor(`\[exit \d+\]`)
+	if !strings.Contains(shown, "[exit 0]") {
+		t.Errorf("the run did not end completed:\n%s", shown)
+	}
+	if b, err := os.ReadFile(marker); err != nil || strings.TrimSpace(string(b)) != "yes" {
+		t.Errorf("the approved command did not run on the worker: %v %q", err, b)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("the fake got %d requests, want 3", len(reqs))
+	}
+	msgs := messagesOf(t, reqs[2])
+	if last, _ := msgs[len(msgs)-1]["content"].(string); !strings.Contains(last, "was approved and ran") {
+		t.Errorf("the model was not told of the approval; last message: %q", last)
+	}
+}
