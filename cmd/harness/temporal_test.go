@@ -54,6 +54,12 @@ func startWorker(t *testing.T, dir, addr, queue string) (kill func()) {
 	return kill
 }
 
+// terminalTurn is a model turn that runs command with the terminal.
+func terminalTurn(command string) fakedeepseek.Turn {
+	args, _ := json.Marshal(map[string]string{"command": command})
+	return fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "c1", Name: "terminal", Arguments: string(args)}}}
+}
+
 // temporalAgent is deepseekConfig's agent with the terminal, on Temporal.
 func temporalAgent(url, addr, queue string) string {
 	permissions := `  permissions {
@@ -184,7 +190,7 @@ func TestTemporalApproveBySignal(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "approved.txt")
 	fake := fakedeepseek.New(t,
-		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "c1", Name: "terminal", Arguments: fmt.Sprintf(`{"command":"echo yes > %s"}`, marker)}}}),
+		fakedeepseek.Scripted(terminalTurn(fmt.Sprintf("echo yes > %s", marker))),
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Waiting for approval."}),
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Done: the command ran."}))
 	cfg := strings.Replace(temporalAgent(fake.URL, addr, "q-approve"), `terminal = "allow"`, "terminal   = \"ask\"\n    unattended = \"defer\"", 1)
@@ -446,7 +452,7 @@ func TestTemporalResume(t *testing.T) {
 	}
 
 	// A session waiting for an approval: its workflow runs.
-	fake.Enqueue(fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "c1", Name: "terminal", Arguments: `{"command":"echo hi"}`}}}),
+	fake.Enqueue(fakedeepseek.Scripted(terminalTurn("echo hi")),
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Waiting."}))
 	ask := strings.Replace(temporalAgent(fake.URL, addr, "q-resume"), `terminal = "allow"`, "terminal   = \"ask\"\n    unattended = \"defer\"", 1)
 	writeFile(t, filepath.Join(dir, "ask.hcl"), ask)
@@ -480,7 +486,7 @@ func TestTemporalYes(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "yes.txt")
 	fake := fakedeepseek.New(t,
-		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "c1", Name: "terminal", Arguments: fmt.Sprintf(`{"command":"echo yes > %s"}`, marker)}}}),
+		fakedeepseek.Scripted(terminalTurn(fmt.Sprintf("echo yes > %s", marker))),
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Done."}))
 	cfg := strings.Replace(temporalAgent(fake.URL, addr, "q-yes"), `terminal = "allow"`, `terminal = "ask"`, 1)
 	writeFile(t, filepath.Join(dir, "agent.hcl"), cfg)
@@ -507,7 +513,7 @@ func TestTemporalInteractiveApprovalBySignal(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "asked.txt")
 	fake := fakedeepseek.New(t,
-		fakedeepseek.Scripted(fakedeepseek.Turn{ToolCalls: []fakedeepseek.ToolCall{{ID: "c1", Name: "terminal", Arguments: fmt.Sprintf(`{"command":"echo yes > %s"}`, marker)}}}),
+		fakedeepseek.Scripted(terminalTurn(fmt.Sprintf("echo yes > %s", marker))),
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Waiting for the approval."}),
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Done: the command ran."}))
 	cfg := strings.Replace(temporalAgent(fake.URL, addr, "q-ask"), `terminal = "allow"`, `terminal = "ask"`, 1)

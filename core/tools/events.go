@@ -129,6 +129,11 @@ func (r *StoreRecorder) commitLocked(ctx context.Context) error {
 	} else {
 		evs, err = r.Store.AppendAll(ctx, r.Session, entries, usage...)
 	}
+	return r.shown(evs, err)
+}
+
+// shown hands committed events to Sink; after a failed commit, nothing.
+func (r *StoreRecorder) shown(evs []session.Event, err error) error {
 	if err != nil {
 		return err
 	}
@@ -153,16 +158,7 @@ func (r *StoreRecorder) RecordOnce(ctx context.Context, key string, ds []event.D
 	for i, d := range ds {
 		entries[i] = r.entry(d)
 	}
-	evs, err := r.Store.AppendAllOnce(ctx, r.Session, key, entries, usage...)
-	if err != nil {
-		return err
-	}
-	if r.Sink != nil {
-		for _, ev := range evs {
-			r.Sink(ev)
-		}
-	}
-	return nil
+	return r.shown(r.Store.AppendAllOnce(ctx, r.Session, key, entries, usage...))
 }
 
 // Claim records key in the session's once keys and reports whether it was
