@@ -193,8 +193,17 @@ func (c *cli) resumeTemporal(ctx context.Context, r *runner.Runner, cfg *config.
 	}
 	if d, err := cl.DescribeWorkflowExecution(ctx, info.ID, ""); err == nil &&
 		d.WorkflowExecutionInfo.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		return 0, exitf(exitUsage, "session %s still runs on Temporal (task queue %s): follow it with harness sessions attach %s, or resume it once it ended",
-			info.ID, d.WorkflowExecutionInfo.GetTaskQueue(), info.ID)
+		running := info.Status == session.StatusRunning || info.Status == session.StatusAbandoned
+		if !running {
+			// Its session.ended is recorded: the workflow is returning.
+			wctx, cancel := context.WithTimeout(ctx, time.Minute)
+			running = cl.GetWorkflow(wctx, info.ID, "").Get(wctx, nil) != nil && wctx.Err() != nil
+			cancel()
+		}
+		if running {
+			return 0, exitf(exitUsage, "session %s still runs on Temporal (task queue %s): follow it with harness sessions attach %s, or resume it once it ended",
+				info.ID, d.WorkflowExecutionInfo.GetTaskQueue(), info.ID)
+		}
 	}
 	before, err := r.Store().Events(ctx, info.ID, 0)
 	if err != nil {
@@ -557,7 +566,7 @@ func (ws *workerSessions) openSession(id string) (*runner.Runner, *engine.Runtim
 			var err error
 			// A retry of the activity that ended it (its worker was lost
 			// after the end was committed) ends it once.
-			if info, ierr := r.Store().Session(ctx, id); ierr != nil || info.Status == "running" {
+			if info, ierr := r.Store().Session(ctx, id); ierr != nil || info.Status == session.StatusRunning {
 				err = r.EndWith(ctx, res.Status, res.Totals)
 			}
 			ws.mu.Lock()
