@@ -472,28 +472,28 @@ func ToolContent(r sdk.Result) string {
 // first failure is kept: the run stops with it after the current request,
 // rather than go on unrecorded.
 func (l *Loop) record(ctx context.Context, d event.Data) {
-	l.heldMu.Lock()
-	if l.holding {
-		l.held = append(l.held, d)
-		l.heldMu.Unlock()
-		return
+	if !l.heldIfHolding(d) {
+		l.keepErr(l.rec.Record(context.WithoutCancel(ctx), d))
 	}
-	l.heldMu.Unlock()
-	l.keepErr(l.rec.Record(context.WithoutCancel(ctx), d))
 }
 
 // deferRecord is record for an event that may wait for the next commit:
 // held while holding, else deferred when the recorder defers (committed
 // with the next event recorded, or at release), else committed now.
 func (l *Loop) deferRecord(ctx context.Context, d event.Data) {
+	if !l.heldIfHolding(d) {
+		l.keepErr(event.Defer(context.WithoutCancel(ctx), l.rec, d))
+	}
+}
+
+// heldIfHolding adds d to the held events while holding, and says so.
+func (l *Loop) heldIfHolding(d event.Data) bool {
 	l.heldMu.Lock()
+	defer l.heldMu.Unlock()
 	if l.holding {
 		l.held = append(l.held, d)
-		l.heldMu.Unlock()
-		return
 	}
-	l.heldMu.Unlock()
-	l.keepErr(event.Defer(context.WithoutCancel(ctx), l.rec, d))
+	return l.holding
 }
 
 func (l *Loop) keepErr(err error) {

@@ -27,14 +27,24 @@ var benchEvent = map[string]any{"block": 0, "kind": "text", "delta": "The quick 
 // commit); PostgreSQL, one statement round trip, committed (the server's
 // own fsync settings apply).
 func BenchmarkAppend(b *testing.B) {
+	benchAppend(b, "assistant.chunk", benchEvent, 0)
+}
+
+// benchAppend measures committed appends of one event from one writer, on
+// each store; size is the event's payload in bytes for the MB/s figure
+// (0: none).
+func benchAppend(b *testing.B, typ string, data any, size int) {
 	for _, bs := range benchStores {
 		b.Run(bs.name, func(b *testing.B) {
 			ctx := context.Background()
 			s := bs.open(b)
 			info := newSession(b, s)
 			b.ReportAllocs()
+			if size > 0 {
+				b.SetBytes(int64(size))
+			}
 			for b.Loop() {
-				if _, err := s.Append(ctx, info.ID, "assistant.chunk", benchEvent); err != nil {
+				if _, err := s.Append(ctx, info.ID, typ, data); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -129,18 +139,5 @@ var bigEvent = struct {
 // BenchmarkAppend64KiB measures one committed append of a 64 KiB
 // tool.result from one writer.
 func BenchmarkAppend64KiB(b *testing.B) {
-	for _, bs := range benchStores {
-		b.Run(bs.name, func(b *testing.B) {
-			ctx := context.Background()
-			s := bs.open(b)
-			info := newSession(b, s)
-			b.ReportAllocs()
-			b.SetBytes(int64(len(bigEvent.Content)))
-			for b.Loop() {
-				if _, err := s.Append(ctx, info.ID, "tool.result", bigEvent); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchAppend(b, "tool.result", bigEvent, len(bigEvent.Content))
 }
