@@ -190,9 +190,11 @@ func (sc *scale) phase(name string, kill bool) *phaseResult {
 	sc.cpu = 0
 	devCPU := sc.dev.CPU()
 	var stopWorkers []func(signal syscall.Signal)
+	var workerPIDs []int
 	if temporal {
 		for i := range sc.workers {
-			stopWorkers = append(stopWorkers, sc.startWorker(fmt.Sprintf("%s-%d", name, i), queue))
+			stop, pid := sc.startWorker(fmt.Sprintf("%s-%d", name, i), queue)
+			stopWorkers, workerPIDs = append(stopWorkers, stop), append(workerPIDs, pid)
 		}
 	}
 	defer func() {
@@ -272,6 +274,16 @@ func (sc *scale) phase(name string, kill bool) *phaseResult {
 		res.session = append(res.session, info.EndedAt.Sub(launched[i]))
 	}
 	res.wall = last.Sub(begin)
+	// Every session ended: the workers stopped their plugins.
+	for i, pid := range workerPIDs {
+		if kill && i == 0 {
+			continue // killed
+		}
+		var left []int
+		if !testkit.Eventually(time.Minute, func() bool { left = children(pid); return len(left) == 0 }) {
+			b.Errorf("worker %s-%d still runs %d processes (%v) a minute after its sessions ended: their plugins were not stopped", name, i, len(left), left)
+		}
+	}
 	for _, stop := range stopWorkers {
 		stop(syscall.SIGTERM)
 	}
@@ -330,7 +342,7 @@ func (sc *scale) phase(name string, kill bool) *phaseResult {
 
 // startWorker starts `harness worker` in its own process group; stop
 // signals the group and waits for the worker.
-func (sc *scale) startWorker(name, queue string) (stop func(syscall.Signal)) {
+func (sc *scale) startWorker(name, queue string) (stop func(syscall.Signal), pid int) {
 	b := sc.b
 	cmd := exec.Command(harnessBin, "worker", "--temporal", sc.addr, "--task-queue", queue)
 	cmd.Dir = sc.dir
@@ -360,7 +372,29 @@ func (sc *scale) startWorker(name, queue string) (stop func(syscall.Signal)) {
 		})
 	}
 	b.Cleanup(func() { stop(syscall.SIGKILL) })
-	return stop
+	return stop, cmd.Process.Pid
+}
+
+// children returns the processes whose parent is pid (from /proc).
+func children(pid int) []int {
+	var out []int
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		child, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// The fields after the command name (in parentheses): state, ppid.
+		f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, child)
+		}
+	}
+	return out
 }
 
 func (sc *scale) env() []string {
