@@ -541,3 +541,48 @@ func TestTemporalInteractiveApprovalBySignal(t *testing.T) {
 		t.Errorf("the model was not told of the approval; last message: %q", last)
 	}
 }
+
+// An action nobody decides within approval_timeout is denied by timeout,
+// on the real server: the store and `actions list/show` say so, and the
+// model is told.
+func TestTemporalApprovalTimeout(t *testing.T) {
+	addr := temporalServer(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "never.txt")
+	fake := fakedeepseek.New(t,
+		fakedeepseek.Scripted(terminalTurn("echo no > "+marker)),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Waiting for the approval."}),
+		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Nobody approved it; I stop here."}))
+	cfg := strings.Replace(temporalAgent(fake.URL, addr, "q-timeout"), `terminal = "allow"`,
+		"terminal         = \"ask\"\n    unattended       = \"defer\"\n    approval_timeout = \"2s\"", 1)
+	writeFile(t, filepath.Join(dir, "agent.hcl"), cfg)
+	startWorker(t, dir, addr, "q-timeout")
+	r := harness(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, "run", "--json", "--engine", "temporal", "agent.hcl", "Run it")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the command ran although nobody approved it")
+	}
+	decided := eventData(parseEvents(t, r.stdout), "action.decided")
+	if len(decided) != 2 || decided[1]["decision"] != "denied" || decided[1]["by"] != "unattended" || !strings.Contains(fmt.Sprint(decided[1]["rule"]), "approval_timeout 2s") {
+		t.Errorf("action.decided %v, want the deferral then a denial by the approval timeout", decided)
+	}
+	list := harness(t, dir, nil, "actions", "list")
+	if list.code != 0 || !strings.Contains(list.stdout, "denied (timeout)") {
+		t.Errorf("actions list: exit %d\n%s%s", list.code, list.stdout, list.stderr)
+	}
+	id := strings.Fields(strings.Split(list.stdout, "\n")[1])[0]
+	show := harness(t, dir, nil, "actions", "show", id)
+	if show.code != 0 || !strings.Contains(show.stdout, "denied by unattended (approval_timeout 2s: no decision in time)") {
+		t.Errorf("actions show: exit %d\n%s%s", show.code, show.stdout, show.stderr)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("the fake got %d requests, want 3", len(reqs))
+	}
+	msgs := messagesOf(t, reqs[2])
+	if last, _ := msgs[len(msgs)-1]["content"].(string); !strings.Contains(last, "nobody decided within the approval timeout (2s)") {
+		t.Errorf("the model was not told of the timeout; last message: %q", last)
+	}
+}
