@@ -555,8 +555,12 @@ func (ws *workerSessions) openSession(id string) (*runner.Runner, *engine.Runtim
 	lc := r.LoopConfig()
 	rt := &engine.Runtime{Model: r.Client(), Bindings: lc.Bindings, Tools: ex, Recorder: r.Recorder(), Meter: r.Store(),
 		Decide: func(ctx context.Context, d engine.Decision) (tools.ResultEvent, error) {
-			if !d.Approve && d.TimedOut > 0 { // nobody decided in time
+			switch {
+			case !d.Approve && d.TimedOut > 0: // nobody decided in time
 				out, err := approval.ApplyVerdict(ctx, r.Store(), ex, d.ActionID, approval.TimeoutVerdict(d.TimedOut))
+				return out.ResultEvent(), err
+			case !d.Approve && d.Reason != "": // a no with the person's reason, at the run's terminal
+				out, err := approval.ApplyVerdict(ctx, r.Store(), ex, d.ActionID, approval.DenyBecause(d.Reason))
 				return out.ResultEvent(), err
 			}
 			out, err := approval.Apply(ctx, r.Store(), ex, d.ActionID, d.Approve)
@@ -643,9 +647,6 @@ func (c *cli) signalDecision(ctx context.Context, address string, a session.Acti
 	}
 	defer cl.Close()
 	d := engine.Decision{ActionID: a.ID, Approve: approve}
-	if !approve {
-		d.Reason = "denied by a person (harness actions deny)"
-	}
 	if err := cl.SignalWorkflow(ctx, a.Session, "", engine.SignalDecision, d); err != nil {
 		return exitf(exitFailed, "signal session %s on Temporal at %s: %v", a.Session, address, err)
 	}

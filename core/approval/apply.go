@@ -64,6 +64,14 @@ func TimeoutVerdict(d time.Duration) Verdict {
 		Why: fmt.Sprintf("because nobody decided within the approval timeout (%s)", d)}
 }
 
+// DenyBecause is a person's no with their reason (answered at a terminal
+// other than the run's, e.g. to a Temporal session's workflow): the rule
+// and the model's message are those of a no answered in the run.
+func DenyBecause(reason string) Verdict {
+	v := verdict{decision: Denied, by: ByUser, rule: ruleNo + ": " + reason, reason: reason}
+	return Verdict{By: ByUser, Rule: v.rule, Why: v.explain()}
+}
+
 // ApplyVerdict is Apply with the decider and rule of v.
 func ApplyVerdict(ctx context.Context, store *session.Store, ex *tools.Executor, id string, v Verdict) (tools.Outcome, error) {
 	a, err := store.Action(ctx, id)

@@ -171,3 +171,28 @@ func TestApplyTimeoutVerdict(t *testing.T) {
 		t.Errorf("tool.result events %v", results)
 	}
 }
+
+// A person's no with a reason, given to a Temporal session's workflow, is
+// stored and told to the model as a no answered in the run.
+func TestApplyDenyBecause(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	store := openStore(t, ws)
+	ctx := context.Background()
+	e := newEnv(t, ws, store, envOptions{perm: config.Permissions{Unattended: config.UnattendedDefer}})
+	o := e.ex.Run(ctx, sdk.Call{ID: "c", Tool: "terminal", Arguments: args("command", "make deploy")})
+	got, err := approval.ApplyVerdict(ctx, store, nil, o.ActionID, approval.DenyBecause("use make test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := store.Action(ctx, o.ActionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Status != "denied" || a.DecidedBy != "user" || a.Rule != "no: use make test" {
+		t.Errorf("action: %s by %s (%s), want denied by user with the reason", a.Status, a.DecidedBy, a.Rule)
+	}
+	if !strings.Contains(got.Result.Content, `denied by the user, who said: "use make test"`) || e.src.count() != 0 {
+		t.Errorf("the model is told %q (ran %d times)", got.Result.Content, e.src.count())
+	}
+}
