@@ -21,12 +21,22 @@ func sourceResult(ctx context.Context, tool string, res sdk.Result, err error, t
 	}
 	// A plugin's context ends at the same deadline, so it may answer a hair
 	// before ours fires: a bare "context deadline exceeded" is ours too.
-	echoed := res.Err != nil && res.Err.Kind == sdk.KindTimeout && res.Err.Message == context.DeadlineExceeded.Error()
+	// The plugin host, too, reports a call whose deadline is all but
+	// reached as a timeout before the context itself fires.
+	echoed := res.Err != nil && res.Err.Kind == sdk.KindTimeout &&
+		(res.Err.Message == context.DeadlineExceeded.Error() || deadlineAtHand(ctx))
 	if res.Err != nil && (echoed || errors.Is(ctx.Err(), context.DeadlineExceeded) &&
 		(res.Err.Kind == sdk.KindCanceled || res.Err.Kind == sdk.KindInternal || res.Err.Kind == sdk.KindTimeout)) {
 		res.Err = &sdk.Error{Kind: sdk.KindTimeout, Message: fmt.Sprintf("%s did not finish within its deadline of %s and was stopped", tool, timeout)}
 	}
 	return res
+}
+
+// deadlineAtHand reports whether ctx's deadline is less than the plugin
+// host's margin away (see core/pluginhost deadlineReached).
+func deadlineAtHand(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && time.Until(d) < 100*time.Millisecond
 }
 
 // normalize is the tools/normalize phase: every error of a known kind and
