@@ -26,6 +26,7 @@ import (
 	"github.com/harness-agent/harness/core/runner"
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/sdk"
 )
 
 // Engines of `harness run --engine`.
@@ -598,6 +599,40 @@ func (ws *workerSessions) closeAll() {
 		default: // still opening: its activity was stopped with the worker
 		}
 	}
+}
+
+// Fail ends session id as an error when its workflow stopped on one (it
+// implements engine.Failer): from the store alone, since opening the
+// session's runtime may be what failed. A session already ended is left
+// as it is.
+func (ws *workerSessions) Fail(ctx context.Context, id, message string) error {
+	ws.mu.Lock()
+	s, ok := ws.open[id]
+	delete(ws.open, id)
+	ws.mu.Unlock()
+	if ok {
+		<-s.ready
+		if s.r != nil {
+			_ = s.r.Close()
+		}
+	}
+	store, err := session.Open(ws.storePath)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	info, err := store.Session(ctx, id)
+	if err != nil || !info.EndedAt.IsZero() {
+		return err
+	}
+	msg := "the session's workflow stopped: " + message
+	if _, err := store.Append(ctx, id, event.TypeError, event.Error{Kind: sdk.KindInternal, Message: msg}); err != nil {
+		return err
+	}
+	if _, err := store.Append(ctx, id, event.TypeSessionEnded, event.SessionEnded{Status: session.StatusError, Turns: info.Turns, Tokens: info.Tokens, CostUSD: info.CostUSD}); err != nil {
+		return err
+	}
+	return store.EndSession(ctx, id, session.StatusError, info.Turns)
 }
 
 // sessionEngine is where session id runs from its latest start or resume

@@ -586,3 +586,30 @@ func TestTemporalApprovalTimeout(t *testing.T) {
 		t.Errorf("the model was not told of the timeout; last message: %q", last)
 	}
 }
+
+// A session whose workflow cannot go on (here its configuration file is
+// gone before any worker opened it) ends as an error: `sessions attach`
+// returns with it instead of following a session that never ends.
+func TestTemporalWorkflowFailureEndsTheSession(t *testing.T) {
+	addr := temporalServer(t)
+	fake := fakedeepseek.New(t, fakedeepseek.Scripted(fakedeepseek.Turn{Text: "never asked"}))
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "agent.hcl"), temporalAgent(fake.URL, addr, "q-fail"))
+	r := harness(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, "run", "--engine", "temporal", "--detach", "agent.hcl", "Say hello")
+	if r.code != 0 {
+		t.Fatalf("run --detach exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	id := strings.Fields(strings.TrimPrefix(r.stdout, "session "))[0]
+	if err := os.Remove(filepath.Join(dir, "agent.hcl")); err != nil {
+		t.Fatal(err)
+	}
+	startWorker(t, dir, addr, "q-fail")
+
+	a := harness(t, dir, nil, "sessions", "attach", "--json", id)
+	if a.code == 0 || !strings.Contains(a.stdout, `"status":"error"`) || !strings.Contains(a.stdout, "the session's workflow stopped") {
+		t.Fatalf("sessions attach exit %d, want the session ended as an error with the cause\nstdout:\n%s\nstderr:\n%s", a.code, a.stdout, a.stderr)
+	}
+	if n := len(fake.Requests()); n != 0 {
+		t.Errorf("the fake DeepSeek server got %d requests, want none", n)
+	}
+}

@@ -32,6 +32,7 @@ type Activities struct {
 func Register(w worker.Registry, a *Activities) {
 	w.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: WorkflowName})
 	w.RegisterActivityWithOptions(a.Place, activity.RegisterOptions{Name: ActivityPlace})
+	w.RegisterActivityWithOptions(a.Fail, activity.RegisterOptions{Name: ActivityFail})
 	RegisterActivities(w, a)
 }
 
@@ -108,6 +109,14 @@ func (a *Activities) runtime(ctx context.Context, id, key string, events []Event
 // Place places a session on this worker: it returns the task queue its
 // activities go to.
 func (a *Activities) Place(context.Context) (string, error) { return a.Queue, nil }
+
+// Fail ends a session whose workflow stopped on an error (see Failer).
+func (a *Activities) Fail(ctx context.Context, in FailInput) error {
+	if f, ok := a.Sessions.(Failer); ok {
+		return f.Fail(ctx, in.Session, in.Message)
+	}
+	return nil
+}
 
 // Definitions returns the schemas of the session's tools.
 func (a *Activities) Definitions(ctx context.Context, id string) ([]sdk.ToolDefinition, error) {

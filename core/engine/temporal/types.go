@@ -22,6 +22,7 @@ const (
 	ActivityDecide      = "harness.Decide"
 	ActivityRecord      = "harness.Record"
 	ActivityPlace       = "harness.Place"
+	ActivityFail        = "harness.Fail"
 	// SignalDecision carries a person's Decision on a pending action.
 	SignalDecision = "harness.decision"
 )
@@ -240,6 +241,19 @@ type OnceRecorder interface {
 	RecordOnce(ctx context.Context, key string, ds []event.Data, usage []session.Usage) error
 	// Claim records key and reports whether it was new.
 	Claim(ctx context.Context, key string) (bool, error)
+}
+
+// FailInput ends a session whose workflow cannot go on.
+type FailInput struct {
+	Session string
+	Message string // why: the workflow's error
+}
+
+// Failer is what a Sessions may also do: end a session as an error from
+// the store alone (opening its runtime may be what failed), when it has
+// not ended yet.
+type Failer interface {
+	Fail(ctx context.Context, session, message string) error
 }
 
 // Sessions gives a worker the Runtime of a session; it may cache them.

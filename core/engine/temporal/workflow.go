@@ -22,8 +22,24 @@ import (
 )
 
 // Workflow runs one session: agent.Loop, with activities for its side
-// effects, and durable approval waits between runs of the loop.
+// effects, and durable approval waits between runs of the loop. When it
+// cannot go on (an activity failed every attempt: the session's
+// configuration or plugins cannot be opened on any worker, its store
+// fails), the session is ended as an error, so that nobody follows or
+// waits for it in vain.
 func Workflow(ctx workflow.Context, in Input) (Result, error) {
+	res, err := runSession(ctx, in)
+	if err != nil && !temporal.IsCanceledError(err) && !workflow.IsContinueAsNewError(err) {
+		fctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			StartToCloseTimeout: time.Minute,
+			RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+		})
+		_ = workflow.ExecuteActivity(fctx, ActivityFail, FailInput{Session: in.Session, Message: err.Error()}).Get(ctx, nil)
+	}
+	return res, err
+}
+
+func runSession(ctx workflow.Context, in Input) (Result, error) {
 	w := &wf{ctx: ctx, in: in, timeouts: in.Timeouts.withDefaults(), decisions: map[string]Decision{}}
 	sig := workflow.GetSignalChannel(ctx, SignalDecision)
 	workflow.Go(ctx, func(ctx workflow.Context) {

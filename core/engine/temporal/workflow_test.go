@@ -615,3 +615,38 @@ func TestWorkflowResumedSession(t *testing.T) {
 		t.Errorf("decisions applied %+v, want act-9 approved", f.decisions)
 	}
 }
+
+// failingSessions cannot open any session's runtime, and keeps the
+// sessions it was asked to end as failed.
+type failingSessions struct {
+	mu     sync.Mutex
+	failed []FailInput
+}
+
+func (s *failingSessions) Runtime(context.Context, string) (*Runtime, error) {
+	return nil, errors.New("configuration agent.hcl: no such file")
+}
+
+func (s *failingSessions) Fail(_ context.Context, id, message string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failed = append(s.failed, FailInput{Session: id, Message: message})
+	return nil
+}
+
+// A workflow that cannot go on (no worker can open the session) ends the
+// session as an error instead of leaving it running.
+func TestWorkflowFailureEndsTheSession(t *testing.T) {
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	env := suite.NewTestWorkflowEnvironment()
+	ss := &failingSessions{}
+	Register(env, &Activities{Sessions: ss})
+	env.ExecuteWorkflow(WorkflowName, Input{Session: "s1", Models: []string{"fake"}})
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() == nil {
+		t.Fatalf("the workflow completed=%v with error %v, want it failed", env.IsWorkflowCompleted(), env.GetWorkflowError())
+	}
+	if len(ss.failed) != 1 || ss.failed[0].Session != "s1" || !strings.Contains(ss.failed[0].Message, "no such file") {
+		t.Errorf("sessions ended as failed: %+v, want s1 with the cause", ss.failed)
+	}
+}
