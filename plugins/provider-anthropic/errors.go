@@ -2,8 +2,6 @@ package anthropic
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -12,27 +10,16 @@ import (
 	"github.com/harness-agent/harness/sdk"
 )
 
-// maxErrorBody bounds how much of an error response is read.
-const maxErrorBody = 64 << 10
-
 // kindForStatus maps an HTTP status of the Messages API to an error kind
-// (https://docs.anthropic.com/en/api/errors). Statuses it does not
-// document follow their class.
+// (https://docs.anthropic.com/en/api/errors): DESIGN §5's table
+// (providerkit.KindForStatus), and a gateway's 504 is a timeout. 500
+// api_error, 529 overloaded_error and proxies' 502/503 are the provider's;
+// 400, 404 not_found_error, 413 request_too_large the request's.
 func kindForStatus(status int) sdk.ErrorKind {
-	switch {
-	case status == http.StatusUnauthorized, status == http.StatusForbidden:
-		return sdk.KindAuth
-	case status == http.StatusPaymentRequired:
-		return sdk.KindBilling
-	case status == http.StatusTooManyRequests:
-		return sdk.KindRateLimited
-	case status == http.StatusRequestTimeout, status == http.StatusGatewayTimeout:
+	if status == http.StatusGatewayTimeout {
 		return sdk.KindTimeout
-	case status >= 500: // 500 api_error, 529 overloaded_error, proxies' 502/503
-		return sdk.KindProviderUnavailable
-	default: // 400, 404 not_found_error, 413 request_too_large, ...
-		return sdk.KindInvalidRequest
 	}
+	return providerkit.KindForStatus(status)
 }
 
 // kindForType maps an error object's type to a kind, for errors that come
@@ -92,27 +79,18 @@ func parseEnvelope(body []byte) (apiError, bool) {
 // status, the server's own message and request id in the text, retry-after
 // when the server sent one.
 func statusError(resp *http.Response, now time.Time) *sdk.Error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	body := providerkit.ReadErrorBody(resp)
 	kind := kindForStatus(resp.StatusCode)
-	detail := strings.TrimSpace(string(body))
+	detail := providerkit.BodyText(body)
 	if e, ok := parseEnvelope(body); ok {
 		detail = e.String()
 		if kind == sdk.KindInvalidRequest && e.billing() {
 			kind = sdk.KindBilling
 		}
 	}
-	if len(detail) > 2000 {
-		detail = detail[:2000] + "…"
-	}
-	if detail == "" {
-		detail = "(empty body)"
-	}
+	var note string
 	if id := resp.Header.Get("Request-Id"); id != "" {
-		detail += "; request-id " + id
+		note = "request-id " + id
 	}
-	return &sdk.Error{
-		Kind:       kind,
-		Message:    fmt.Sprintf("anthropic: HTTP %s from %s: %s", resp.Status, resp.Request.URL.Redacted(), detail),
-		RetryAfter: providerkit.RetryAfter(resp.Header.Get("Retry-After"), now),
-	}
+	return providerkit.StatusError("anthropic", resp, kind, detail, note, now)
 }

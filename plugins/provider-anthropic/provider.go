@@ -63,18 +63,9 @@ func (p *provider) Models(ctx context.Context) ([]sdk.ModelInfo, error) {
 // Stream implements sdk.Provider. Every error it returns is an *sdk.Error
 // whose message has been scrubbed of the API key.
 func (p *provider) Stream(ctx context.Context, req sdk.StreamRequest, emit func(sdk.StreamChunk) error) error {
-	gen := p.gen.Get()
-	if gen == nil {
-		return sdk.Errorf(sdk.KindInvalidRequest, "anthropic: the provider has no valid configuration: Configure it first")
-	}
-	err := (&call{gen: gen, logger: p.logger, req: req, emit: emit}).run(ctx)
-	if err == nil {
-		return nil
-	}
-	e := sdk.AsError(err)
-	out := &sdk.Error{Kind: e.Kind, Message: gen.Redact.Redact(e.Message), RetryAfter: e.RetryAfter}
-	p.logger.Debug("stream failed", "model", req.Model.ID, "kind", string(out.Kind), "error", out.Message)
-	return out
+	return p.gen.Stream("anthropic", p.logger, req.Model.ID, func(gen *generation) error {
+		return (&call{gen: gen, logger: p.logger, req: req, emit: emit}).run(ctx)
+	})
 }
 
 // SettingsSchema implements sdk.ProviderDescriber: the attributes of the

@@ -139,7 +139,7 @@ func (c *call) failure(parent context.Context, err error, kind sdk.ErrorKind, do
 // jsonInsteadOfStream handles a 200 answer with a JSON body: an error
 // envelope, or a server that ignored stream=true.
 func jsonInsteadOfStream(resp *http.Response) error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	body := providerkit.ReadErrorBody(resp)
 	if e, ok := parseEnvelope(body); ok {
 		return sdk.Errorf(kindForType(e.Type), "anthropic: HTTP %s with an error body: %s", resp.Status, e)
 	}

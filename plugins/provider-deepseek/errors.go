@@ -2,8 +2,6 @@ package deepseek
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -11,29 +9,6 @@ import (
 	"github.com/harness-agent/harness/plugins/internal/providerkit"
 	"github.com/harness-agent/harness/sdk"
 )
-
-// maxErrorBody bounds how much of an error response is read.
-const maxErrorBody = 64 << 10
-
-// kindForStatus maps an HTTP status to an error kind. Statuses DESIGN §5
-// does not name follow their class: another 4xx is the request's fault,
-// another 5xx the provider's.
-func kindForStatus(status int) sdk.ErrorKind {
-	switch {
-	case status == http.StatusUnauthorized, status == http.StatusForbidden:
-		return sdk.KindAuth
-	case status == http.StatusPaymentRequired:
-		return sdk.KindBilling
-	case status == http.StatusTooManyRequests:
-		return sdk.KindRateLimited
-	case status == http.StatusRequestTimeout:
-		return sdk.KindTimeout
-	case status >= 500:
-		return sdk.KindProviderUnavailable
-	default:
-		return sdk.KindInvalidRequest
-	}
-}
 
 // apiError is the error object of an OpenAI-compatible API:
 // {"error":{"message":…,"type":…,"param":…,"code":…}}. Some servers send a
@@ -127,10 +102,11 @@ func kindForAPIError(e apiError) sdk.ErrorKind {
 }
 
 // statusError builds the error for a non-2xx response: the kind from the
-// status, the server's own message in the text, Retry-After for 429/503.
+// status (DESIGN §5, providerkit.KindForStatus), the server's own message
+// in the text, Retry-After for 429/503.
 func statusError(resp *http.Response, now time.Time) *sdk.Error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	detail := strings.TrimSpace(string(body))
+	body := providerkit.ReadErrorBody(resp)
+	detail := providerkit.BodyText(body)
 	var envelope struct {
 		Error json.RawMessage `json:"error"`
 	}
@@ -139,15 +115,5 @@ func statusError(resp *http.Response, now time.Time) *sdk.Error {
 			detail = e.String()
 		}
 	}
-	if len(detail) > 2000 {
-		detail = detail[:2000] + "…"
-	}
-	if detail == "" {
-		detail = "(empty body)"
-	}
-	return &sdk.Error{
-		Kind:       kindForStatus(resp.StatusCode),
-		Message:    fmt.Sprintf("deepseek: HTTP %s from %s: %s", resp.Status, resp.Request.URL.Redacted(), detail),
-		RetryAfter: providerkit.RetryAfter(resp.Header.Get("Retry-After"), now),
-	}
+	return providerkit.StatusError("deepseek", resp, providerkit.KindForStatus(resp.StatusCode), detail, "", now)
 }

@@ -170,7 +170,7 @@ func (c *call) failure(parent context.Context, err error, kind sdk.ErrorKind, do
 // object some servers send instead of a stream, or a server that ignored
 // stream=true.
 func jsonInsteadOfStream(resp *http.Response) error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	body := providerkit.ReadErrorBody(resp)
 	var envelope struct {
 		Error json.RawMessage `json:"error"`
 	}

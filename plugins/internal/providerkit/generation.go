@@ -3,6 +3,9 @@ package providerkit
 import (
 	"net/http"
 	"sync"
+
+	"github.com/harness-agent/harness/sdk"
+	"github.com/hashicorp/go-hclog"
 )
 
 // Generation is what one Configure set up: its settings, an HTTP client of
@@ -43,4 +46,23 @@ func (c *Current[C]) Replace(cfg *C, key string) {
 	if old != nil {
 		old.Client.CloseIdleConnections()
 	}
+}
+
+// Stream runs one streaming call of the provider named name on the current
+// generation: before a valid Configure it fails with invalid_request, and
+// every error the call returns comes back as an *sdk.Error scrubbed of the
+// generation's key, logged at debug with the model's id.
+func (c *Current[C]) Stream(name string, logger hclog.Logger, model string, run func(*Generation[C]) error) error {
+	gen := c.Get()
+	if gen == nil {
+		return sdk.Errorf(sdk.KindInvalidRequest, "%s: the provider has no valid configuration: Configure it first", name)
+	}
+	err := run(gen)
+	if err == nil {
+		return nil
+	}
+	e := sdk.AsError(err)
+	out := &sdk.Error{Kind: e.Kind, Message: gen.Redact.Redact(e.Message), RetryAfter: e.RetryAfter}
+	logger.Debug("stream failed", "model", model, "kind", string(out.Kind), "error", out.Message)
+	return out
 }
