@@ -25,6 +25,7 @@ func (c *cli) pluginsNewCommand() *cobra.Command {
 			if replace == "" {
 				replace = findCheckout()
 			}
+			warnMissingCheckout(cmd, dir, replace)
 			files, err := scaffold.Write(scaffold.Options{Name: args[0], Kind: kind, Dir: dir, Replace: replace})
 			if err != nil {
 				return exitf(exitUsage, "plugins new: %v", err)
@@ -44,12 +45,40 @@ func (c *cli) pluginsNewCommand() *cobra.Command {
 }
 
 // findCheckout returns the harness checkout that holds the current
-// directory, or "" when there is none.
+// directory, else the one that holds this harness binary (built with `go
+// build` in a checkout and run from elsewhere), or "" when there is none.
 func findCheckout() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
+	if wd, err := os.Getwd(); err == nil {
+		if dir := checkoutAround(wd); dir != "" {
+			return dir
+		}
 	}
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			return checkoutAround(filepath.Dir(exe))
+		}
+	}
+	return ""
+}
+
+// warnMissingCheckout says, before the first `go mod tidy` fails, that
+// go.mod's replace points at a directory that holds no checkout.
+func warnMissingCheckout(cmd *cobra.Command, dir, replace string) {
+	target := replace
+	if target == "" {
+		target = "../harness"
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(dir, target)
+	}
+	if checkoutAround(target) == target {
+		return
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "Note: go.mod's replace points at %s, which holds no harness checkout; clone https://github.com/harness-agent/harness there, or run again with --replace DIR.\n", visibleLine(target))
+}
+
+// checkoutAround returns the harness checkout that holds dir, or "".
+func checkoutAround(dir string) string {
 	for {
 		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 		if err == nil && strings.HasPrefix(string(b), "module "+scaffold.Module+"\n") {

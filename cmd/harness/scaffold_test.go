@@ -112,3 +112,24 @@ func TestScaffoldProviderEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginsNewFindsTheCheckout: run outside any checkout, by a binary
+// that is not in one either, `plugins new` falls back to ../harness and
+// says at once that nothing is there (before `go mod tidy` fails); with
+// --replace naming a checkout it says nothing.
+func TestPluginsNewFindsTheCheckout(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	r := harness(t, outside, nil, "plugins", "new", "wc", filepath.Join(outside, "wc"))
+	if r.code != 0 {
+		t.Fatalf("plugins new: exit %d\n%s", r.code, r.stderr)
+	}
+	want := "go.mod's replace points at " + filepath.Join(outside, "harness") + ", which holds no harness checkout"
+	if !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr %q, want the note %q", r.stderr, want)
+	}
+	r = harness(t, outside, nil, "plugins", "new", "wc2", "--replace", repoRoot(t), filepath.Join(outside, "wc2"))
+	if r.code != 0 || strings.Contains(r.stderr, "Note:") {
+		t.Errorf("with --replace at the checkout: exit %d, stderr %q, want no note", r.code, r.stderr)
+	}
+}
