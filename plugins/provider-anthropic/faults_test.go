@@ -42,8 +42,8 @@ func TestHTTPErrors(t *testing.T) {
 			srv := fakeanthropic.New(t, tt.resp)
 			got := connectInProcess(t, srv, nil).stream(t, userRequest("hi"))
 			wantError(t, got, tt.kind, tt.says, "request-id req_fake")
-			if got.err.RetryAfter != tt.retryAfter {
-				t.Errorf("retry-after %v, want %v", got.err.RetryAfter, tt.retryAfter)
+			if got.Err.RetryAfter != tt.retryAfter {
+				t.Errorf("retry-after %v, want %v", got.Err.RetryAfter, tt.retryAfter)
 			}
 		})
 	}
@@ -109,14 +109,14 @@ func TestStreamFaults(t *testing.T) {
 			srv := fakeanthropic.New(t, tt.resp)
 			got := connectInProcess(t, srv, nil).stream(t, userRequest("hi"))
 			wantError(t, got, tt.kind, tt.says...)
-			if (got.usageBeforeErr != nil) != tt.metered {
-				t.Errorf("usage before the error: %+v, want metered=%v", got.usageBeforeErr, tt.metered)
+			if (got.UsageBeforeErr != nil) != tt.metered {
+				t.Errorf("usage before the error: %+v, want metered=%v", got.UsageBeforeErr, tt.metered)
 			}
-			if !tt.anyCalls && len(got.calls) > 0 {
-				t.Errorf("tool calls started: %+v", got.calls)
+			if !tt.anyCalls && len(got.Calls) > 0 {
+				t.Errorf("tool calls started: %+v", got.Calls)
 			}
 			if tt.toolOpen && closedTool(got) {
-				t.Errorf("the half tool call's block was closed: %+v", got.chunks)
+				t.Errorf("the half tool call's block was closed: %+v", got.Chunks)
 			}
 		})
 	}
@@ -125,7 +125,7 @@ func TestStreamFaults(t *testing.T) {
 // closedTool reports whether a tool-call block got its block-end.
 func closedTool(r result) bool {
 	tools := map[int]bool{}
-	for _, c := range r.chunks {
+	for _, c := range r.Chunks {
 		switch {
 		case c.Type == sdk.ChunkBlockStart && c.Kind == sdk.BlockToolCall:
 			tools[c.Index] = true
@@ -160,19 +160,19 @@ func TestKeyNeverLeaks(t *testing.T) {
 		srv := fakeanthropic.New(t, resp)
 		p := connect(t, sdktest.ConnectProvider(t, anthropic.NewWithLogger(logger)), srv, sdk.PrepareRequest{}, nil)
 		got := p.stream(t, userRequest("hi"))
-		if got.err == nil {
+		if got.Err == nil {
 			t.Fatalf("no error: %v", got)
 		}
 		for _, s := range secrets {
-			if strings.Contains(got.err.Message, s) {
-				t.Errorf("error leaks %q: %s", s, got.err.Message)
+			if strings.Contains(got.Err.Message, s) {
+				t.Errorf("error leaks %q: %s", s, got.Err.Message)
 			}
 			if strings.Contains(logs.String(), s) {
 				t.Errorf("logs leak %q:\n%s", s, logs.String())
 			}
 		}
-		if !strings.Contains(got.err.Message, "[REDACTED]") || !strings.Contains(logs.String(), "stream failed") {
-			t.Errorf("error %q or logs not as expected:\n%s", got.err.Message, logs.String())
+		if !strings.Contains(got.Err.Message, "[REDACTED]") || !strings.Contains(logs.String(), "stream failed") {
+			t.Errorf("error %q or logs not as expected:\n%s", got.Err.Message, logs.String())
 		}
 	}
 }

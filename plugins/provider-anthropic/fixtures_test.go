@@ -95,32 +95,32 @@ func checkFixture(t *testing.T, name string, got result) {
 	if !ok {
 		t.Fatalf("no expectation for %s", name)
 	}
-	if got.err != nil {
-		t.Fatalf("%s: stream failed: %v", name, got.err)
+	if got.Err != nil {
+		t.Fatalf("%s: stream failed: %v", name, got.Err)
 	}
-	sum := sha256.Sum256([]byte(got.text))
-	if len(got.text) != want.textBytes || hex.EncodeToString(sum[:8]) != want.textSHA {
-		t.Errorf("text %q (%d bytes, sha %x), want %d bytes sha %s", got.text, len(got.text), sum[:8], want.textBytes, want.textSHA)
+	sum := sha256.Sum256([]byte(got.Text))
+	if len(got.Text) != want.textBytes || hex.EncodeToString(sum[:8]) != want.textSHA {
+		t.Errorf("text %q (%d bytes, sha %x), want %d bytes sha %s", got.Text, len(got.Text), sum[:8], want.textBytes, want.textSHA)
 	}
-	if got.reasoning != want.reasoning {
-		t.Errorf("reasoning %q, want %q", got.reasoning, want.reasoning)
+	if got.Reasoning != want.reasoning {
+		t.Errorf("reasoning %q, want %q", got.Reasoning, want.reasoning)
 	}
 	switch {
-	case want.signature == "" && len(got.signatures) > 0:
-		t.Errorf("signatures %q, want none", got.signatures)
-	case want.signature != "" && (len(got.signatures) != 1 || !strings.HasPrefix(got.signatures[0], want.signature) || len(got.signatures[0]) != 332):
-		t.Errorf("signatures %q, want one of 332 bytes starting %q", got.signatures, want.signature)
+	case want.signature == "" && len(got.Signatures) > 0:
+		t.Errorf("signatures %q, want none", got.Signatures)
+	case want.signature != "" && (len(got.Signatures) != 1 || !strings.HasPrefix(got.Signatures[0], want.signature) || len(got.Signatures[0]) != 332):
+		t.Errorf("signatures %q, want one of 332 bytes starting %q", got.Signatures, want.signature)
 	}
-	if diff := cmp.Diff(want.blocks, got.blocks); diff != "" {
+	if diff := cmp.Diff(want.blocks, got.Blocks); diff != "" {
 		t.Errorf("blocks (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(want.calls, got.calls); diff != "" {
+	if diff := cmp.Diff(want.calls, got.Calls); diff != "" {
 		t.Errorf("tool calls (-want +got):\n%s", diff)
 	}
-	if got.finish != want.finish {
-		t.Errorf("finish %q, want %q", got.finish, want.finish)
+	if got.Finish != want.finish {
+		t.Errorf("finish %q, want %q", got.Finish, want.finish)
 	}
-	if diff := cmp.Diff(want.usage, got.usage); diff != "" {
+	if diff := cmp.Diff(want.usage, got.Usage); diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
 	}
 }

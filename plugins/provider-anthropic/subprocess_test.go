@@ -60,8 +60,8 @@ func TestSubprocess(t *testing.T) {
 		srv.RequireKey("sk-ant-api03-another-key-entirely-0000000000")
 		got := connect(t, client, srv, sdk.PrepareRequest{}, nil).stream(t, userRequest("hi"))
 		wantError(t, got, sdk.KindAuth, "invalid x-api-key")
-		if strings.Contains(got.err.Message, testKey[len(testKey)-8:]) {
-			t.Errorf("the key leaks: %s", got.err.Message)
+		if strings.Contains(got.Err.Message, testKey[len(testKey)-8:]) {
+			t.Errorf("the key leaks: %s", got.Err.Message)
 		}
 	})
 

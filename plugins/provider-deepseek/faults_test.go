@@ -43,8 +43,8 @@ func TestHTTPStatusKinds(t *testing.T) {
 			srv := fakedeepseek.New(t, fakedeepseek.StatusError(tt.status))
 			got := connectInProcess(t, srv, nil).stream(t, userRequest("hi"))
 			wantError(t, got, tt.kind, tt.says, fmt.Sprintf("HTTP %d", tt.status))
-			if len(got.chunks) != 1 {
-				t.Errorf("an HTTP error must be the only chunk, got %d", len(got.chunks))
+			if len(got.Chunks) != 1 {
+				t.Errorf("an HTTP error must be the only chunk, got %d", len(got.Chunks))
 			}
 		})
 	}
@@ -70,7 +70,7 @@ func TestRetryAfter(t *testing.T) {
 			srv := fakedeepseek.New(t, fakedeepseek.StatusError(429).WithRetryAfter(tt.header))
 			got := connectInProcess(t, srv, nil).stream(t, userRequest("hi"))
 			wantError(t, got, sdk.KindRateLimited)
-			if ra := got.err.RetryAfter; ra < tt.min() || ra > tt.max() {
+			if ra := got.Err.RetryAfter; ra < tt.min() || ra > tt.max() {
 				t.Errorf("RetryAfter %v, want within [%v, %v]", ra, tt.min(), tt.max())
 			}
 		})
@@ -110,10 +110,10 @@ func TestTruncationInsideAToolCall(t *testing.T) {
 		srv := fakedeepseek.New(t, resp.TruncateAfter(at))
 		got := connectInProcess(t, srv, nil).stream(t, userRequest("weather?"))
 		wantError(t, got, sdk.KindTruncated)
-		if len(got.calls) != 1 || json.Valid([]byte(got.calls[0].Arguments)) {
-			t.Errorf("calls %+v: want one started call with incomplete arguments", got.calls)
+		if len(got.Calls) != 1 || json.Valid([]byte(got.Calls[0].Arguments)) {
+			t.Errorf("calls %+v: want one started call with incomplete arguments", got.Calls)
 		}
-		for _, c := range got.chunks {
+		for _, c := range got.Chunks {
 			if c.Type == sdk.ChunkBlockEnd && c.Index == 1 {
 				t.Fatal("the cut tool block was closed: a consumer could run a half call")
 			}
@@ -129,7 +129,7 @@ func TestCleanEOFBeforeDone(t *testing.T) {
 		srv := fakedeepseek.New(t, fakedeepseek.Fixture(t, path).WithoutDone())
 		got := connectInProcess(t, srv, nil).stream(t, userRequest("weather?"))
 		wantError(t, got, sdk.KindTruncated, "require_done = false", `finish_reason "tool_calls"`)
-		if diff := cmp.Diff(usage(374, 61, 256, 118, 17), got.usageBeforeErr); diff != "" {
+		if diff := cmp.Diff(usage(374, 61, 256, 118, 17), got.UsageBeforeErr); diff != "" {
 			t.Errorf("usage reported before the error, so billed tokens can be metered (-want +got):\n%s", diff)
 		}
 	})
@@ -137,7 +137,7 @@ func TestCleanEOFBeforeDone(t *testing.T) {
 		t.Parallel()
 		srv := fakedeepseek.New(t, fakedeepseek.Fixture(t, path).WithoutDone())
 		got := connectInProcess(t, srv, map[string]any{"require_done": false}).stream(t, userRequest("weather?"))
-		if got.err != nil || got.finish != "tool_calls" || len(got.calls) != 1 || got.calls[0].Arguments != `{"location": "San Francisco"}` {
+		if got.Err != nil || got.Finish != "tool_calls" || len(got.Calls) != 1 || got.Calls[0].Arguments != `{"location": "San Francisco"}` {
 			t.Fatalf("got %v", got)
 		}
 	})
@@ -207,7 +207,7 @@ func TestDeadlines(t *testing.T) {
 			srv := fakedeepseek.New(t, tt.resp)
 			got := connectInProcess(t, srv, tt.cfg).stream(t, userRequest("hi"))
 			if tt.kind == "" {
-				if got.err != nil || got.text != "ab" || got.finish != "stop" {
+				if got.Err != nil || got.Text != "ab" || got.Finish != "stop" {
 					t.Fatalf("got %v", got)
 				}
 				return
@@ -285,17 +285,17 @@ func TestToolCallMerging(t *testing.T) {
 		chunk(`{"content":null}`, "tool_calls", finalUsage),
 	))
 	got := connectInProcess(t, srv, nil).stream(t, userRequest("go"))
-	if got.err != nil {
-		t.Fatal(got.err)
+	if got.Err != nil {
+		t.Fatal(got.Err)
 	}
 	want := []sdk.ToolCall{{ID: "call_a", Name: "alpha", Arguments: `{"a":1}`}, {ID: "call_b", Name: "beta", Arguments: `{"b":2}`}}
-	if diff := cmp.Diff(want, got.calls); diff != "" {
+	if diff := cmp.Diff(want, got.Calls); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]sdk.BlockKind{reasoning, tool, tool}, got.blocks); diff != "" {
+	if diff := cmp.Diff([]sdk.BlockKind{reasoning, tool, tool}, got.Blocks); diff != "" {
 		t.Errorf("blocks (-want +got):\n%s", diff)
 	}
-	if got.reasoning != "think" || got.finish != "tool_calls" {
+	if got.Reasoning != "think" || got.Finish != "tool_calls" {
 		t.Errorf("got %v", got)
 	}
 }
@@ -310,10 +310,10 @@ func TestBlocksAlternate(t *testing.T) {
 		chunk(`{"content":""}`, "stop", finalUsage),
 	))
 	got := connectInProcess(t, srv, nil).stream(t, userRequest("go"))
-	if diff := cmp.Diff([]sdk.BlockKind{reasoning, text, reasoning, text}, got.blocks); diff != "" {
+	if diff := cmp.Diff([]sdk.BlockKind{reasoning, text, reasoning, text}, got.Blocks); diff != "" {
 		t.Errorf("blocks (-want +got):\n%s", diff)
 	}
-	if got.text != "t1t2" || got.reasoning != "r1r2" {
+	if got.Text != "t1t2" || got.Reasoning != "r1r2" {
 		t.Errorf("got %v", got)
 	}
 }

@@ -171,28 +171,28 @@ func checkFixture(t *testing.T, want fixtureWant, got result) {
 	t.Helper()
 	if want.errKind != "" {
 		wantError(t, got, want.errKind, want.errMentions...)
-		for _, c := range got.chunks {
-			if c.Type == sdk.ChunkBlockEnd && got.blocks[c.Index] == sdk.BlockToolCall {
+		for _, c := range got.Chunks {
+			if c.Type == sdk.ChunkBlockEnd && got.Blocks[c.Index] == sdk.BlockToolCall {
 				t.Error("an errored stream closed a tool block: a consumer could take it for a complete call")
 			}
 		}
 		return
 	}
-	if got.err != nil {
-		t.Fatalf("unexpected error %s: %s", got.err.Kind, got.err.Message)
+	if got.Err != nil {
+		t.Fatalf("unexpected error %s: %s", got.Err.Kind, got.Err.Message)
 	}
-	want.text.check(t, "text", got.text, got.textDeltas)
-	want.reasoning.check(t, "reasoning", got.reasoning, got.reasoningDeltas)
-	if diff := cmp.Diff(want.blocks, got.blocks); diff != "" {
+	want.text.check(t, "text", got.Text, got.TextDeltas)
+	want.reasoning.check(t, "reasoning", got.Reasoning, got.ReasoningDeltas)
+	if diff := cmp.Diff(want.blocks, got.Blocks); diff != "" {
 		t.Errorf("blocks (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(want.calls, got.calls); diff != "" {
+	if diff := cmp.Diff(want.calls, got.Calls); diff != "" {
 		t.Errorf("tool calls (-want +got):\n%s", diff)
 	}
-	if got.finish != want.finish {
-		t.Errorf("finish %q, want %q", got.finish, want.finish)
+	if got.Finish != want.finish {
+		t.Errorf("finish %q, want %q", got.Finish, want.finish)
 	}
-	if diff := cmp.Diff(want.usage, got.usage); diff != "" {
+	if diff := cmp.Diff(want.usage, got.Usage); diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
 	}
 }

@@ -52,7 +52,7 @@ func TestEndpointAndHeaders(t *testing.T) {
 				t.Fatal(err)
 			}
 			h, _ := client.PrepareCall(context.Background(), sdk.PrepareRequest{Model: sdk.ModelInfo{ID: "deepseek-v4-flash"}})
-			if got := (provider{client: client, handle: h}).stream(t, userRequest("hi")); got.err != nil || got.text != "ok" {
+			if got := (provider{client: client, handle: h}).stream(t, userRequest("hi")); got.Err != nil || got.Text != "ok" {
 				t.Fatalf("got %v", got)
 			}
 			req := srv.Requests()[0]
@@ -146,8 +146,8 @@ func TestRequestBody(t *testing.T) {
 				t.Fatal(err)
 			}
 			req := sdk.StreamRequest{Messages: conversation, Tools: []sdk.ToolDefinition{weather}, ToolChoice: tt.choice, MaxOutput: tt.maxOutput, Temperature: tt.temperature}
-			if got := (provider{client: client, handle: h}).stream(t, req); got.err != nil {
-				t.Fatal(got.err)
+			if got := (provider{client: client, handle: h}).stream(t, req); got.Err != nil {
+				t.Fatal(got.Err)
 			}
 			b := body(t, srv)
 			if b["model"] != tt.model || b["stream"] != true || reencode(t, b["stream_options"]) != `{"include_usage":true}` {
@@ -209,17 +209,17 @@ func TestScriptedConversation(t *testing.T) {
 		{Role: sdk.RoleUser, Content: "What is in go.mod?"},
 	}
 	first := p.stream(t, sdk.StreamRequest{Messages: msgs})
-	if first.err != nil || first.finish != "tool_calls" || len(first.calls) != 1 || first.reasoning != "I should look." {
+	if first.Err != nil || first.Finish != "tool_calls" || len(first.Calls) != 1 || first.Reasoning != "I should look." {
 		t.Fatalf("first turn %v", first)
 	}
-	call := first.calls[0]
+	call := first.Calls[0]
 	if call.Name != "read_file" || call.Arguments != `{"path":"go.mod"}` || !strings.HasPrefix(call.ID, "call_00_") {
 		t.Fatalf("call %+v", call)
 	}
-	msgs = append(msgs, sdk.Message{Role: sdk.RoleAssistant, Reasoning: first.reasoning, ToolCalls: first.calls},
+	msgs = append(msgs, sdk.Message{Role: sdk.RoleAssistant, Reasoning: first.Reasoning, ToolCalls: first.Calls},
 		sdk.Message{Role: sdk.RoleTool, ToolCallID: call.ID, Content: "module example.com/x"})
 	second := p.stream(t, sdk.StreamRequest{Messages: msgs})
-	if second.err != nil || second.text != "It is a Go module." || second.finish != "stop" {
+	if second.Err != nil || second.Text != "It is a Go module." || second.Finish != "stop" {
 		t.Fatalf("second turn %v", second)
 	}
 	reqs := srv.Requests()
@@ -229,10 +229,10 @@ func TestScriptedConversation(t *testing.T) {
 	}
 	// The first request had nothing to share; the second shares the first
 	// prompt (system prompt and question) up to its closing bracket.
-	if first.usage.CacheHitTokens != 0 || first.usage.CacheMissTokens != first.usage.PromptTokens {
-		t.Errorf("first usage %+v: nothing can be cached yet", first.usage)
+	if first.Usage.CacheHitTokens != 0 || first.Usage.CacheMissTokens != first.Usage.PromptTokens {
+		t.Errorf("first usage %+v: nothing can be cached yet", first.Usage)
 	}
-	if u := second.usage; u.CacheHitTokens == 0 || u.CacheHitTokens%64 != 0 || u.CacheHitTokens+u.CacheMissTokens != u.PromptTokens {
+	if u := second.Usage; u.CacheHitTokens == 0 || u.CacheHitTokens%64 != 0 || u.CacheHitTokens+u.CacheMissTokens != u.PromptTokens {
 		t.Errorf("second usage %+v: want a hit in whole 64-token units", u)
 	}
 }

@@ -65,8 +65,8 @@ func TestSubprocess(t *testing.T) {
 		srv.RequireKey("sk-another-key-entirely-000000000000")
 		got := connect(t, client, srv, "deepseek-v4-flash", nil).stream(t, userRequest("hi"))
 		wantError(t, got, sdk.KindAuth, "Authentication Fails")
-		if strings.Contains(got.err.Message, testKey[len(testKey)-4:]) || strings.Contains(got.err.Message, testKey) {
-			t.Errorf("the key leaks: %s", got.err.Message)
+		if strings.Contains(got.Err.Message, testKey[len(testKey)-4:]) || strings.Contains(got.Err.Message, testKey) {
+			t.Errorf("the key leaks: %s", got.Err.Message)
 		}
 	})
 
