@@ -2,7 +2,6 @@ package anthropic_test
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"testing"
 
@@ -22,12 +21,7 @@ func fixture(t testing.TB, name string) string {
 
 // config is the provider block JSON the core would send, pointed at srv.
 func config(srv *fakeanthropic.Server, overrides map[string]any) []byte {
-	cfg := map[string]any{"api_key": testKey, "base_url": srv.URL, "timeout_first_token": "10s", "timeout_idle": "10s"}
-	for k, v := range overrides {
-		cfg[k] = v
-	}
-	b, _ := json.Marshal(cfg)
-	return b
+	return providerkittest.Config(testKey, srv.URL, overrides)
 }
 
 // provider is a client for one configured provider, over the real gRPC

@@ -1,11 +1,11 @@
 package anthropic_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/harness-agent/harness/plugins/internal/providerkit/providerkittest"
 	"github.com/harness-agent/harness/sdk"
 	"github.com/harness-agent/harness/sdk/sdktest"
 	"github.com/harness-agent/harness/sdk/sdktest/fakeanthropic"
@@ -26,27 +26,10 @@ func TestSubprocess(t *testing.T) {
 	t.Parallel()
 	client := startPlugin(t)
 
-	// The plugin owns the schema of its settings (sdk.ProviderDescriber),
-	// its api_key a secret.
-	if schema, err := client.SettingsSchema(context.Background()); err != nil ||
-		!strings.Contains(string(schema), `"api_key":{"description"`) || !strings.Contains(string(schema), `"writeOnly":true`) ||
-		!strings.Contains(string(schema), `"max_event_bytes"`) {
-		t.Errorf("settings schema %s, %v: want the HTTP settings with a secret api_key", schema, err)
-	}
-
-	models, err := client.Models(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := map[string]bool{}
-	for _, m := range models {
-		ids[m.ID] = m.Pricing != nil && m.Pricing.InputCacheWrite > m.Pricing.InputCacheMiss && m.ContextWindow > 0 && m.MaxOutput > 0 && m.SupportsTools
-	}
-	for _, id := range []string{"claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5", "claude-sonnet-4-5-20250929"} {
-		if !ids[id] {
-			t.Errorf("model %s missing or without metadata: %+v", id, models)
-		}
-	}
+	providerkittest.CheckHTTPSettingsSchema(t, client)
+	providerkittest.CheckModels(t, client, func(m sdk.ModelInfo) bool {
+		return m.Pricing != nil && m.Pricing.InputCacheWrite > m.Pricing.InputCacheMiss && m.ContextWindow > 0 && m.MaxOutput > 0 && m.SupportsTools
+	}, "claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5", "claude-sonnet-4-5-20250929")
 
 	for _, name := range fixtureNames(t) {
 		t.Run(name, func(t *testing.T) {
@@ -68,10 +51,7 @@ func TestSubprocess(t *testing.T) {
 	t.Run("stale handle after reconfiguring", func(t *testing.T) {
 		srv := fakeanthropic.New(t, fakeanthropic.Scripted(fakeanthropic.Turn{Text: "ok"}))
 		p := connect(t, client, srv, sdk.PrepareRequest{}, nil)
-		cfg, _ := json.Marshal(map[string]any{"api_key": testKey, "base_url": srv.URL})
-		if err := client.Configure(context.Background(), cfg); err != nil {
-			t.Fatal(err)
-		}
-		wantError(t, p.stream(t, userRequest("hi")), sdk.KindStaleHandle, "prepare the call again")
+		reconfig, _ := json.Marshal(map[string]any{"api_key": testKey, "base_url": srv.URL})
+		providerkittest.CheckStaleHandle(t, rules, client, p.handle, reconfig, userRequest("hi"))
 	})
 }
