@@ -19,7 +19,10 @@ import (
 // derived from the fixture file itself (deltas concatenated with a script
 // while writing this test), never from this adapter's output.
 type textWant struct {
-	bytes          int
+	bytes int
+	// deltas is how many upstream deltas carry the text. Over gRPC the SDK
+	// may merge deltas that queued up behind the one it sends, so a host
+	// gets between one (when there is text) and that many.
 	deltas         int
 	prefix, suffix string
 	sha256         string // first 16 hex digits
@@ -28,9 +31,10 @@ type textWant struct {
 func (w textWant) check(t *testing.T, what, got string, deltas int) {
 	t.Helper()
 	sum := sha256.Sum256([]byte(got))
-	if len(got) != w.bytes || deltas != w.deltas || !strings.HasPrefix(got, w.prefix) || !strings.HasSuffix(got, w.suffix) ||
+	deltasOK := deltas <= w.deltas && (deltas > 0) == (w.deltas > 0)
+	if len(got) != w.bytes || !deltasOK || !strings.HasPrefix(got, w.prefix) || !strings.HasSuffix(got, w.suffix) ||
 		hex.EncodeToString(sum[:8]) != w.sha256 {
-		t.Errorf("%s: %d bytes in %d deltas, sha %x, %q\nwant %d bytes in %d deltas, sha %s, prefix %q suffix %q",
+		t.Errorf("%s: %d bytes in %d deltas, sha %x, %q\nwant %d bytes in at most %d deltas, sha %s, prefix %q suffix %q",
 			what, len(got), deltas, sum[:8], got, w.bytes, w.deltas, w.sha256, w.prefix, w.suffix)
 	}
 }
