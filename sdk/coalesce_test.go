@@ -112,3 +112,28 @@ func TestProviderStreamCoalesced(t *testing.T) {
 		})
 	}
 }
+
+// keeper is manyDeltas with sdk.DeltaKeeper.
+type keeper struct{ manyDeltas }
+
+func (keeper) KeepDeltas() bool { return true }
+
+// TestProviderStreamKeepsDeltas: a provider that keeps its deltas gets
+// every chunk to the host as emitted, even to a slow consumer.
+func TestProviderStreamKeepsDeltas(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	client := sdktest.ConnectProvider(t, keeper{manyDeltas{emitted: make(chan struct{})}})
+	h, err := client.PrepareCall(ctx, sdk.PrepareRequest{Model: sdk.ModelInfo{ID: "m"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []sdk.StreamChunk
+	err = client.Stream(ctx, h, sdk.StreamRequest{}, func(c sdk.StreamChunk) error { got = append(got, c); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(manyDeltaChunks(), got); diff != "" {
+		t.Fatalf("chunks (-want +got):\n%s", diff)
+	}
+}

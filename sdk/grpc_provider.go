@@ -132,16 +132,20 @@ func (s *providerServer) Stream(req *providerv1.Stream_Request, stream grpc.Serv
 	for _, t := range req.Tools {
 		sr.Tools = append(sr.Tools, ToolDefinition{Name: t.Name, Description: t.Description, Parameters: t.ParametersJson})
 	}
-	// The provider's chunks go out from a sender goroutine, which merges
-	// the same-block deltas already queued behind the one it sends (see
-	// coalescer): a provider reading faster than the host consumes costs one
-	// gRPC message per batch, not per upstream event.
-	out := newCoalescer(stream.Context(), func(c StreamChunk) error {
-		return stream.Send(chunkToProto(c))
-	})
-	err := s.impl.Stream(stream.Context(), sr, out.emit)
-	if sendErr := out.close(); sendErr != nil {
-		return sendErr
+	send := func(c StreamChunk) error { return stream.Send(chunkToProto(c)) }
+	var err error
+	if k, ok := s.impl.(DeltaKeeper); ok && k.KeepDeltas() {
+		err = s.impl.Stream(stream.Context(), sr, send)
+	} else {
+		// The provider's chunks go out from a sender goroutine, which
+		// merges the same-block deltas already queued behind the one it
+		// sends (see coalescer): a provider reading faster than the host
+		// consumes costs one gRPC message per batch, not per upstream event.
+		out := newCoalescer(stream.Context(), send)
+		err = s.impl.Stream(stream.Context(), sr, out.emit)
+		if sendErr := out.close(); sendErr != nil {
+			return sendErr
+		}
 	}
 	if err != nil {
 		return stream.Send(chunkToProto(StreamChunk{Type: ChunkError, Err: AsError(err)}))

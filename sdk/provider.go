@@ -183,3 +183,13 @@ type Provider interface {
 type ProviderDescriber interface {
 	SettingsSchema(ctx context.Context) (json.RawMessage, error)
 }
+
+// DeltaKeeper is implemented by a provider whose deltas must reach the
+// host exactly as it emitted them (a scripted provider that tests how a
+// host streams). By default the SDK sends a provider's chunks from its own
+// goroutine and merges consecutive text deltas of one block that queued up
+// while a send was in flight; when KeepDeltas returns true, every chunk is
+// sent as it is emitted, before emit returns.
+type DeltaKeeper interface {
+	KeepDeltas() bool
+}

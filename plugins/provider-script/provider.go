@@ -75,6 +75,10 @@ func (p *Provider) Models(context.Context) ([]sdk.ModelInfo, error) {
 	}}, nil
 }
 
+// KeepDeltas implements sdk.DeltaKeeper: a script's chunk_size-byte
+// deltas reach the host one by one, as the script streams them.
+func (p *Provider) KeepDeltas() bool { return true }
+
 // Stream implements sdk.Provider: it picks the turn for the request and
 // streams it like a model would.
 func (p *Provider) Stream(ctx context.Context, req sdk.StreamRequest, emit func(sdk.StreamChunk) error) error {
