@@ -2,9 +2,7 @@ package fakeanthropic
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 
@@ -13,21 +11,19 @@ import (
 
 // Server is a running fake. Its URL is the base URL to configure
 // (requests go to URL+"/v1/messages" and URL+"/v1/models").
+//
+// URL and Close come from the embedded ssefake.Base, Enqueue and Repeat
+// from ssefake.Queue, Requests from ssefake.Log.
 type Server struct {
-	URL string
-
-	ts      *httptest.Server
-	closing chan struct{}
-	once    sync.Once
+	ssefake.Base
+	ssefake.Queue[Response]
+	ssefake.Log[Request]
 
 	mu       sync.Mutex
-	queue    []Response
-	repeat   *Response
 	key      string
 	models   []string
 	minCache int64
 	cached   map[string]bool
-	requests []Request
 }
 
 // Request is what the fake received.
@@ -51,26 +47,10 @@ var DefaultModels = []string{"claude-opus-4-5-20251101", "claude-sonnet-4-5-2025
 // It is closed when the test ends.
 func New(tb testing.TB, queue ...Response) *Server {
 	tb.Helper()
-	s := &Server{closing: make(chan struct{}), queue: queue, models: DefaultModels, minCache: DefaultMinCacheTokens, cached: map[string]bool{}}
-	s.ts = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
-	s.URL = s.ts.URL
-	tb.Cleanup(s.Close)
+	s := &Server{models: DefaultModels, minCache: DefaultMinCacheTokens, cached: map[string]bool{}}
+	s.Enqueue(queue...)
+	ssefake.Start(&s.Base, tb, http.HandlerFunc(s.serveHTTP))
 	return s
-}
-
-// Enqueue appends responses to the queue.
-func (s *Server) Enqueue(rs ...Response) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.queue = append(s.queue, rs...)
-}
-
-// Repeat makes r the answer to every request that finds the queue empty
-// (without it such a request gets a 500 error saying the script ran out).
-func (s *Server) Repeat(r Response) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.repeat = &r
 }
 
 // RequireKey makes the fake check "x-api-key: key" and answer 401 like the
@@ -96,30 +76,10 @@ func (s *Server) SetMinCacheTokens(n int64) {
 	s.minCache = n
 }
 
-// Requests returns every request received so far, in arrival order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
-
-// Close stops the fake; streams still running (stalls, drips) end.
-func (s *Server) Close() {
-	s.once.Do(func() {
-		close(s.closing)
-		s.ts.Close()
-	})
-}
-
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	raw, _ := io.ReadAll(r.Body)
-	var body map[string]any
-	if json.Unmarshal(raw, &body) != nil {
-		body = nil
-	}
+	raw, body := ssefake.ReadBody(r)
+	seq := ssefake.Add(&s.Log, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Raw: raw}) + 1
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Raw: raw})
-	seq := len(s.requests)
 	key := s.key
 	s.mu.Unlock()
 
@@ -161,10 +121,9 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, seq int, raw [
 	}
 	s.mu.Lock()
 	usage := s.account(p)
-	s.requests[seq-1].Usage = usage
-	s.requests[seq-1].Breakpoints = len(p.breakpoints)
-	resp, ok := s.next()
 	s.mu.Unlock()
+	ssefake.Update(&s.Log, seq-1, func(logged *Request) { logged.Usage, logged.Breakpoints = usage, len(p.breakpoints) })
+	resp, ok := ssefake.Next(&s.Queue)
 	if !ok {
 		s.write(w, r, HTTPError(http.StatusInternalServerError, "api_error", "fakeanthropic: no scripted response left for this request"), nil)
 		return
@@ -196,18 +155,6 @@ func (s *Server) listModels(w http.ResponseWriter) {
 	_, _ = w.Write(ssefake.Marshal(page))
 }
 
-func (s *Server) next() (Response, bool) {
-	if len(s.queue) > 0 {
-		r := s.queue[0]
-		s.queue = s.queue[1:]
-		return r, true
-	}
-	if s.repeat != nil {
-		return *s.repeat, true
-	}
-	return Response{}, false
-}
-
 // write sends resp. built holds the frames of a scripted turn.
 func (s *Server) write(w http.ResponseWriter, r *http.Request, resp Response, built [][]byte) {
 	for k, vs := range resp.header {
@@ -233,7 +180,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, resp Response, bu
 	if stall {
 		stream.Stall, stream.StallEvery = frame("ping", []byte(`{"type": "ping"}`)), resp.pingEvery
 	}
-	ssefake.Serve(w, r, s.closing, stream)
+	ssefake.Serve(w, r, ssefake.Closing(&s.Base), stream)
 }
 
 // plan applies the event faults to the frames of a stream and says

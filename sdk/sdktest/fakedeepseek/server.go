@@ -2,11 +2,7 @@ package fakedeepseek
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -17,20 +13,18 @@ import (
 
 // Server is a running fake. Its URL is the base URL to configure
 // (requests go to URL+"/chat/completions" or URL+"/v1/chat/completions").
+//
+// URL and Close come from the embedded ssefake.Base, Enqueue and Repeat
+// from ssefake.Queue, Requests from ssefake.Log.
 type Server struct {
-	URL string
+	ssefake.Base
+	ssefake.Queue[Response]
+	ssefake.Log[Request]
 
-	ts      *httptest.Server
-	closing chan struct{}
-	once    sync.Once
-
-	mu       sync.Mutex
-	queue    []Response
-	repeat   *Response
-	script   func(Request) Response
-	key      string
-	requests []Request
-	prompts  [][]byte
+	mu      sync.Mutex
+	script  func(Request) Response
+	key     string
+	prompts [][]byte
 }
 
 // Request is what the fake received.
@@ -49,10 +43,9 @@ type Request struct {
 // closed when the test ends.
 func New(tb testing.TB, queue ...Response) *Server {
 	tb.Helper()
-	s := &Server{closing: make(chan struct{}), queue: queue}
-	s.ts = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
-	s.URL = s.ts.URL
-	tb.Cleanup(s.Close)
+	s := &Server{}
+	s.Enqueue(queue...)
+	ssefake.Start(&s.Base, tb, http.HandlerFunc(s.serveHTTP))
 	return s
 }
 
@@ -60,16 +53,11 @@ func New(tb testing.TB, queue ...Response) *Server {
 // picks a free port): a standalone server for benchmarks that drive other
 // programs against it (bench/fakedeepseek). The caller closes it.
 func Start(addr string, queue ...Response) (*Server, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("fakedeepseek: listen on %s: %w", addr, err)
+	s := &Server{}
+	s.Enqueue(queue...)
+	if err := ssefake.Listen(&s.Base, "fakedeepseek", addr, http.HandlerFunc(s.serveHTTP)); err != nil {
+		return nil, err
 	}
-	s := &Server{closing: make(chan struct{}), queue: queue}
-	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
-	_ = s.ts.Listener.Close()
-	s.ts.Listener = ln
-	s.ts.Start()
-	s.URL = s.ts.URL
 	return s, nil
 }
 
@@ -82,21 +70,6 @@ func (s *Server) Script(answer func(Request) Response) {
 	s.script = answer
 }
 
-// Enqueue appends responses to the queue.
-func (s *Server) Enqueue(rs ...Response) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.queue = append(s.queue, rs...)
-}
-
-// Repeat makes r the answer to every request that finds the queue empty
-// (without it such a request gets a 500 error saying the script ran out).
-func (s *Server) Repeat(r Response) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.repeat = &r
-}
-
 // RequireKey makes the fake check "Authorization: Bearer key" and answer
 // 401 like DeepSeek otherwise, echoing the last four characters of the key
 // it got ("Your api key: ****abcd is invalid").
@@ -106,37 +79,13 @@ func (s *Server) RequireKey(key string) {
 	s.key = key
 }
 
-// Requests returns every request received so far, in arrival order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
-
-// Close stops the fake; streams still running (stalls, drips) end.
-func (s *Server) Close() {
-	s.once.Do(func() {
-		close(s.closing)
-		s.ts.Close()
-	})
-}
-
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	raw, _ := io.ReadAll(r.Body)
-	var body map[string]any
-	if json.Unmarshal(raw, &body) != nil {
-		body = nil
-	}
+	raw, body := ssefake.ReadBody(r)
+	index := ssefake.Add(&s.Log, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Raw: raw, Received: time.Now()})
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Raw: raw, Received: time.Now()})
-	index := len(s.requests) - 1
 	key := s.key
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.requests[index].Answered = time.Now()
-		s.mu.Unlock()
-	}()
+	defer ssefake.Update(&s.Log, index, func(logged *Request) { logged.Answered = time.Now() })
 
 	if r.URL.Path != "/chat/completions" && r.URL.Path != "/v1/chat/completions" {
 		s.write(w, r, HTTPError(http.StatusNotFound, "Not Found: "+r.URL.Path, "invalid_request_error", "not_found"), nil)
@@ -163,13 +112,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	hit := s.cacheHit(prompt)
 	s.prompts = append(s.prompts, prompt)
-	resp, ok := s.next()
-	seq := len(s.requests)
 	script := s.script
-	last := s.requests[len(s.requests)-1]
 	s.mu.Unlock()
-	if !ok && script != nil {
-		resp, ok = script(last), true
+	resp, ok := ssefake.Pop(&s.Queue)
+	logged := s.Requests()
+	seq := len(logged)
+	switch {
+	case !ok && script != nil:
+		resp, ok = script(logged[len(logged)-1]), true
+	case !ok:
+		resp, ok = ssefake.Repeated(&s.Queue)
 	}
 	if !ok {
 		s.write(w, r, HTTPError(http.StatusInternalServerError, "fakedeepseek: no scripted response left for this request", "server_error", "fakedeepseek_queue_empty"), nil)
@@ -184,18 +136,6 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		frames = resp.turn.frames(seq, model, promptTokens(prompt), hit)
 	}
 	s.write(w, r, resp, frames)
-}
-
-func (s *Server) next() (Response, bool) {
-	if len(s.queue) > 0 {
-		r := s.queue[0]
-		s.queue = s.queue[1:]
-		return r, true
-	}
-	if s.repeat != nil && s.script == nil {
-		return *s.repeat, true
-	}
-	return Response{}, false
 }
 
 func checkKey(auth, key string) (Response, bool) {
@@ -241,7 +181,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, resp Response, bu
 	case stall:
 		stream.Stall, stream.StallEvery = []byte(": keep-alive\n\n"), resp.keepAlive
 	}
-	ssefake.Serve(w, r, s.closing, stream)
+	ssefake.Serve(w, r, ssefake.Closing(&s.Base), stream)
 }
 
 // plan applies the event faults to the frames of a stream and says

@@ -3,7 +3,9 @@
 // text/event-stream body frame by frame with the faults a test asks for
 // (a delay before every frame, a connection dropped after N bytes, a stall
 // that sends only keep-alives), JSON encoded as the APIs encode it, text
-// cut into delta-sized pieces, and the folder of recorded fixtures.
+// cut into delta-sized pieces, the folder of recorded fixtures, and the
+// server plumbing (Base: URL and Close; Queue: Enqueue and Repeat; Log:
+// Requests).
 package ssefake
 
 import (
