@@ -133,11 +133,7 @@ func StatusError(status int) Response {
 
 // WithHeader sets a response header.
 func (r Response) WithHeader(key, value string) Response {
-	r.header = r.header.Clone()
-	if r.header == nil {
-		r.header = http.Header{}
-	}
-	r.header.Set(key, value)
+	r.header = ssefake.WithHeader(r.header, key, value)
 	return r
 }
 

@@ -157,30 +157,16 @@ func (s *Server) listModels(w http.ResponseWriter) {
 
 // write sends resp. built holds the frames of a scripted turn.
 func (s *Server) write(w http.ResponseWriter, r *http.Request, resp Response, built [][]byte) {
-	for k, vs := range resp.header {
-		w.Header()[k] = vs
-	}
-	status := resp.status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	if resp.body != nil {
-		w.WriteHeader(status)
-		ssefake.Body(w, resp.body, resp.truncateAfter)
-		return
-	}
 	frames := resp.frames
 	if resp.turn != nil {
 		frames = built
 	}
 	frames, stall := resp.plan(frames)
-	w.WriteHeader(status)
-	ssefake.Flush(w)
 	stream := ssefake.Stream{Frames: frames, Drip: resp.drip, TruncateAfter: resp.truncateAfter}
 	if stall {
 		stream.Stall, stream.StallEvery = frame("ping", []byte(`{"type": "ping"}`)), resp.pingEvery
 	}
-	ssefake.Serve(w, r, ssefake.Closing(&s.Base), stream)
+	ssefake.Send(w, r, &s.Base, resp.status, resp.header, resp.body, stream)
 }
 
 // plan applies the event faults to the frames of a stream and says

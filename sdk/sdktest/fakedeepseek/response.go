@@ -142,11 +142,7 @@ func Endless(delta string, interval time.Duration) Response {
 
 // WithHeader sets a response header.
 func (r Response) WithHeader(key, value string) Response {
-	r.header = r.header.Clone()
-	if r.header == nil {
-		r.header = http.Header{}
-	}
-	r.header.Set(key, value)
+	r.header = ssefake.WithHeader(r.header, key, value)
 	return r
 }
 

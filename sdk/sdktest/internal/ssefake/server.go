@@ -49,9 +49,6 @@ func Listen(b *Base, who, addr string, h http.Handler) error {
 	return nil
 }
 
-// Closing is closed once b's Close has been called.
-func Closing(b *Base) <-chan struct{} { return b.closing }
-
 // Close stops the fake; streams still running (stalls, drips) end.
 func (b *Base) Close() {
 	b.once.Do(func() {
@@ -152,4 +149,33 @@ func ReadBody(r *http.Request) (raw []byte, body map[string]any) {
 		body = nil
 	}
 	return raw, body
+}
+
+// Send writes an answer of the fake b: header, status (0: 200), then body
+// whole (cut after s.TruncateAfter bytes) when it is not nil, else the
+// stream s.
+func Send(w http.ResponseWriter, r *http.Request, b *Base, status int, header http.Header, body []byte, s Stream) {
+	for k, vs := range header {
+		w.Header()[k] = vs
+	}
+	if status == 0 {
+		status = http.StatusOK
+	}
+	w.WriteHeader(status)
+	if body != nil {
+		Body(w, body, s.TruncateAfter)
+		return
+	}
+	Flush(w)
+	Serve(w, r, b.closing, s)
+}
+
+// WithHeader returns a copy of h with key set to value.
+func WithHeader(h http.Header, key, value string) http.Header {
+	h = h.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set(key, value)
+	return h
 }
