@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"context"
+	"errors"
 	"strings"
 )
 
@@ -32,41 +33,78 @@ func canCoalesce(prev, next StreamChunk) bool {
 // Nothing ever waits for a later delta; a lone delta is sent as is.
 type coalescer struct {
 	ctx   context.Context
-	queue chan StreamChunk
-	done  chan struct{}
+	queue chan StreamChunk // never closed: a late emit must not panic
+	ended chan struct{}    // closed by close: the provider's Stream returned
+	done  chan struct{}    // closed by the sender when it stops
 	send  func(StreamChunk) error
 	err   error // set by the sender before done closes
 }
 
+// errEmitAfterStream is what emit returns once the provider's Stream has
+// returned (a goroutine of the provider still emitting): the chunk is
+// dropped, as the stream is over.
+var errEmitAfterStream = errors.New("sdk: emit called after the provider's Stream returned; the chunk is dropped")
+
 func newCoalescer(ctx context.Context, send func(StreamChunk) error) *coalescer {
-	c := &coalescer{ctx: ctx, queue: make(chan StreamChunk, sendQueue), done: make(chan struct{}), send: send}
+	c := &coalescer{ctx: ctx, queue: make(chan StreamChunk, sendQueue), ended: make(chan struct{}),
+		done: make(chan struct{}), send: send}
 	go c.run()
 	return c
 }
 
-// emit queues one chunk; it fails once a send has failed or the stream's
-// context ended.
+// emit queues one chunk; it fails once a send has failed, the stream's
+// context ended or the provider's Stream returned.
 func (c *coalescer) emit(ch StreamChunk) error {
 	select {
+	case <-c.ended:
+		return errEmitAfterStream
 	case <-c.done:
-		return c.err
+		return c.stopped()
 	default:
 	}
 	select {
 	case c.queue <- ch:
 		return nil
 	case <-c.done:
-		return c.err
+		return c.stopped()
 	case <-c.ctx.Done():
 		return c.ctx.Err()
+	case <-c.ended:
+		return errEmitAfterStream
 	}
 }
 
-// close sends what is queued and returns the first send failure.
+// stopped is emit's error once the sender stopped: its send failure, or
+// the end of the provider's Stream.
+func (c *coalescer) stopped() error {
+	if c.err != nil {
+		return c.err
+	}
+	return errEmitAfterStream
+}
+
+// close sends what is queued and returns the first send failure. It is
+// called once, when the provider's Stream returned.
 func (c *coalescer) close() error {
-	close(c.queue)
+	close(c.ended)
 	<-c.done
 	return c.err
+}
+
+// next takes the next chunk to send; false once the provider's Stream has
+// returned and everything it queued before is taken.
+func (c *coalescer) next() (StreamChunk, bool) {
+	select {
+	case ch := <-c.queue:
+		return ch, true
+	case <-c.ended:
+		select {
+		case ch := <-c.queue:
+			return ch, true
+		default:
+			return StreamChunk{}, false
+		}
+	}
 }
 
 func (c *coalescer) run() {
@@ -78,7 +116,7 @@ func (c *coalescer) run() {
 			ch, held = *held, nil
 		} else {
 			var ok bool
-			if ch, ok = <-c.queue; !ok {
+			if ch, ok = c.next(); !ok {
 				return
 			}
 		}

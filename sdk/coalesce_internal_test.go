@@ -19,12 +19,12 @@ func delta(index int, text string) StreamChunk {
 func drain(t *testing.T, in []StreamChunk) []StreamChunk {
 	t.Helper()
 	var sent []StreamChunk
-	c := &coalescer{ctx: context.Background(), queue: make(chan StreamChunk, len(in)), done: make(chan struct{}),
-		send: func(ch StreamChunk) error { sent = append(sent, ch); return nil }}
+	c := &coalescer{ctx: context.Background(), queue: make(chan StreamChunk, len(in)), ended: make(chan struct{}),
+		done: make(chan struct{}), send: func(ch StreamChunk) error { sent = append(sent, ch); return nil }}
 	for _, ch := range in {
 		c.queue <- ch
 	}
-	close(c.queue)
+	close(c.ended)
 	c.run()
 	return sent
 }
@@ -147,5 +147,25 @@ func TestCoalesceCanceled(t *testing.T) {
 	}
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("emit on a full queue after cancel: %v", err)
+	}
+}
+
+// TestCoalesceEmitAfterStream: a provider goroutine that emits after its
+// Stream returned gets an error, not a panic, and nothing more is sent.
+func TestCoalesceEmitAfterStream(t *testing.T) {
+	t.Parallel()
+	var sent []StreamChunk
+	c := newCoalescer(context.Background(), func(ch StreamChunk) error { sent = append(sent, ch); return nil })
+	if err := c.emit(delta(0, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.emit(delta(0, "late")); !errors.Is(err, errEmitAfterStream) {
+		t.Fatalf("emit after the stream: %v", err)
+	}
+	if diff := cmp.Diff([]StreamChunk{delta(0, "a")}, sent); diff != "" {
+		t.Fatalf("sent (-want +got):\n%s", diff)
 	}
 }
