@@ -338,18 +338,46 @@ func BenchmarkNoopCall(b *testing.B) {
 		viaPhases, bareUnary, viaHost, viaPhasesNoStore, bareExecute)
 }
 
+// goSource returns the first n bytes of this repository's Go source (the
+// session store's files, in name order), the text a read_file of source
+// code returns: unlike the repeated line of f.txt, it compresses as real
+// results do.
+func goSource(b *testing.B, n int) []byte {
+	b.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "core", "session", "*.go"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var src []byte
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		src = append(src, data...)
+	}
+	if len(src) < n {
+		b.Fatalf("the Go source of core/session is %d bytes, want at least %d", len(src), n)
+	}
+	return src[:n]
+}
+
 // BenchmarkCall64KiB is a tool call whose result is 64 KiB, through every
 // phase (events committed to the store; the executor caps what the model
 // gets at 32 KiB head + tail), alternating with the same call made by
 // go-plugin and the SDK's client alone to another process of the same
 // plugin. "memory" is a tool that returns 64 KiB it holds (the harness's
 // cost); "read_file" is the built-in reading a 64 KiB file (plus the
-// tool's own work: reading, numbering lines, checking for binary content).
+// tool's own work: reading, numbering lines, checking for binary content)
+// of one line repeated, "read_file-source" the same of 64 KiB of Go source.
 func BenchmarkCall64KiB(b *testing.B) {
 	ctx := context.Background()
 	ws := b.TempDir()
 	body := strings.Repeat(strings.Repeat("x", 79)+"\n", 64<<10/80+1)[:64<<10]
 	if err := os.WriteFile(filepath.Join(ws, "f.txt"), []byte(body), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "source.go"), goSource(b, 64<<10), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	cfg := sdk.PluginConfig{Workspace: ws, Config: json.RawMessage(`{}`)}
@@ -359,6 +387,7 @@ func BenchmarkCall64KiB(b *testing.B) {
 	}{
 		{"memory", testPlugin, "tp", "big", map[string]any{}},
 		{"read_file", harnessBin, "readfile", "read_file", map[string]any{"path": "f.txt"}},
+		{"read_file-source", harnessBin, "readfile", "read_file", map[string]any{"path": "source.go"}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			h, th := host(b, tc.bin, tc.plugin)

@@ -2,8 +2,12 @@ package session
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/base64"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -137,7 +141,45 @@ var bigEvent = struct {
 }{"call_1", "read_file", true, strings.Repeat(strings.Repeat("x", 79)+"\n", 64<<10/80+1)[:64<<10]}
 
 // BenchmarkAppend64KiB measures one committed append of a 64 KiB
-// tool.result from one writer.
+// tool.result from one writer: "line" is one line repeated (bigEvent),
+// "source" 64 KiB of Go source (this package's), "random" base64 of random
+// bytes, which no codec shrinks much.
 func BenchmarkAppend64KiB(b *testing.B) {
 	benchAppend(b, "tool.result", bigEvent, len(bigEvent.Content))
+	for _, p := range []struct{ name, content string }{
+		{"source", string(goSource(b, 64<<10))},
+		{"random", randomText(64 << 10)},
+	} {
+		ev := bigEvent
+		ev.Content = p.content
+		b.Run(p.name, func(b *testing.B) { benchAppend(b, "tool.result", ev, len(ev.Content)) })
+	}
+}
+
+// goSource returns the first n bytes of this package's Go source files.
+func goSource(tb testing.TB, n int) []byte {
+	tb.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var src []byte
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		src = append(src, data...)
+	}
+	if len(src) < n {
+		tb.Fatalf("this package's Go source is %d bytes, want at least %d", len(src), n)
+	}
+	return src[:n]
+}
+
+// randomText returns n bytes of base64 of random bytes.
+func randomText(n int) string {
+	raw := make([]byte, n)
+	_, _ = rand.Read(raw)
+	return base64.StdEncoding.EncodeToString(raw)[:n]
 }
