@@ -25,6 +25,7 @@ import (
 	"github.com/harness-agent/harness/core/pluginhost"
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk"
 	"github.com/harness-agent/harness/sdk/proto/toolv1"
 )
@@ -338,30 +339,6 @@ func BenchmarkNoopCall(b *testing.B) {
 		viaPhases, bareUnary, viaHost, viaPhasesNoStore, bareExecute)
 }
 
-// goSource returns the first n bytes of this repository's Go source (the
-// session store's files, in name order), the text a read_file of source
-// code returns: unlike the repeated line of f.txt, it compresses as real
-// results do.
-func goSource(b *testing.B, n int) []byte {
-	b.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "core", "session", "*.go"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var src []byte
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		src = append(src, data...)
-	}
-	if len(src) < n {
-		b.Fatalf("the Go source of core/session is %d bytes, want at least %d", len(src), n)
-	}
-	return src[:n]
-}
-
 // BenchmarkCall64KiB is a tool call whose result is 64 KiB, through every
 // phase (events committed to the store; the executor caps what the model
 // gets at 32 KiB head + tail), alternating with the same call made by
@@ -377,7 +354,7 @@ func BenchmarkCall64KiB(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(ws, "f.txt"), []byte(body), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(ws, "source.go"), goSource(b, 64<<10), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(ws, "source.go"), testkit.GoSource(b, filepath.Join("..", "core", "session"), 64<<10), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	cfg := sdk.PluginConfig{Workspace: ws, Config: json.RawMessage(`{}`)}

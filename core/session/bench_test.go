@@ -6,11 +6,11 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
 // The store benchmarks run against both implementations (the postgres
@@ -147,34 +147,13 @@ var bigEvent = struct {
 func BenchmarkAppend64KiB(b *testing.B) {
 	benchAppend(b, "tool.result", bigEvent, len(bigEvent.Content))
 	for _, p := range []struct{ name, content string }{
-		{"source", string(goSource(b, 64<<10))},
+		{"source", string(testkit.GoSource(b, ".", 64<<10))},
 		{"random", randomText(64 << 10)},
 	} {
 		ev := bigEvent
 		ev.Content = p.content
 		b.Run(p.name, func(b *testing.B) { benchAppend(b, "tool.result", ev, len(ev.Content)) })
 	}
-}
-
-// goSource returns the first n bytes of this package's Go source files.
-func goSource(tb testing.TB, n int) []byte {
-	tb.Helper()
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var src []byte
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		src = append(src, data...)
-	}
-	if len(src) < n {
-		tb.Fatalf("this package's Go source is %d bytes, want at least %d", len(src), n)
-	}
-	return src[:n]
 }
 
 // randomText returns n bytes of base64 of random bytes.

@@ -64,3 +64,26 @@ func WriteFile(tb testing.TB, path, body string) {
 		tb.Fatal(err)
 	}
 }
+
+// GoSource returns the first n bytes of the Go files of dir, in name order:
+// text that compresses as a real tool result of source code does, for
+// benchmarks whose payload should not be one repeated line.
+func GoSource(tb testing.TB, dir string, n int) []byte {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var src []byte
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		src = append(src, data...)
+	}
+	if len(src) < n {
+		tb.Fatalf("the Go source of %s is %d bytes, want at least %d", dir, len(src), n)
+	}
+	return src[:n]
+}
