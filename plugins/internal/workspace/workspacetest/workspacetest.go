@@ -2,7 +2,8 @@
 // the workspace package and of the file tools: one workspace with symbolic
 // links that stay inside and links that lead out, next to an outside
 // directory that must never be read or written. It also connects, calls
-// and starts the file tools the same way in each tool's tests (tool.go).
+// and starts the file tools the same way in each tool's tests, and checks
+// each tool program as a process (tool.go: ServeSelf, CheckServe).
 package workspacetest
 
 import (
