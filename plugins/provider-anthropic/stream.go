@@ -1,13 +1,11 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"time"
 
@@ -44,13 +42,10 @@ func (c *call) run(parent context.Context) error {
 	c.wd = providerkit.StartWatchdog(cfg.firstToken, cfg.idle, cancel)
 	defer c.wd.Stop()
 
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.messages, bytes.NewReader(body))
+	hreq, err := providerkit.NewStreamRequest(ctx, "anthropic", cfg.messages, body, func(r *http.Request) { setHeaders(c.gen, r) })
 	if err != nil {
-		return sdk.Errorf(sdk.KindInvalidRequest, "anthropic: %v", err)
+		return err
 	}
-	setHeaders(c.gen, hreq)
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
 	c.logger.Debug("request", "endpoint", cfg.shown, "model", c.req.Model.ID, "messages", len(wire.Messages),
 		"tools", len(wire.Tools), "thinking", wire.Thinking != nil, "bytes", len(body))
 	started := time.Now()
@@ -59,11 +54,8 @@ func (c *call) run(parent context.Context) error {
 		return c.failure(parent, err, sdk.KindProviderUnavailable, "sending the request to "+cfg.shown)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return statusError(resp, time.Now())
-	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
-		return jsonInsteadOfStream(resp)
+	if err := providerkit.CheckStream(resp, statusError, jsonInsteadOfStream); err != nil {
+		return err
 	}
 	tr := newTranslator(c.emit)
 	err = c.read(parent, resp.Body, tr)

@@ -1,13 +1,11 @@
 package deepseek
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -48,17 +46,16 @@ func (c *call) run(parent context.Context) error {
 	c.wd = providerkit.StartWatchdog(cfg.firstToken, cfg.idle, cancel)
 	defer c.wd.Stop()
 
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.endpoint, bytes.NewReader(body))
+	hreq, err := providerkit.NewStreamRequest(ctx, "deepseek", cfg.endpoint, body, func(r *http.Request) {
+		for k, vs := range cfg.headers {
+			r.Header[k] = append([]string(nil), vs...)
+		}
+		if cfg.apiKey != "" {
+			r.Header.Set("Authorization", "Bearer "+cfg.apiKey)
+		}
+	})
 	if err != nil {
-		return sdk.Errorf(sdk.KindInvalidRequest, "deepseek: %v", err)
-	}
-	for k, vs := range cfg.headers {
-		hreq.Header[k] = append([]string(nil), vs...)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
-	if cfg.apiKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+cfg.apiKey)
+		return err
 	}
 	c.logger.Debug("request", "endpoint", cfg.shown, "model", c.req.Model.ID, "messages", len(c.req.Messages),
 		"tools", len(c.req.Tools), "thinking", c.req.Thinking, "bytes", len(body))
@@ -68,11 +65,8 @@ func (c *call) run(parent context.Context) error {
 		return c.failure(parent, err, sdk.KindProviderUnavailable, "sending the request to "+cfg.shown)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return statusError(resp, time.Now())
-	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
-		return jsonInsteadOfStream(resp)
+	if err := providerkit.CheckStream(resp, statusError, jsonInsteadOfStream); err != nil {
+		return err
 	}
 	tr := newTranslator(func(ch sdk.StreamChunk) error {
 		c.chunks++
