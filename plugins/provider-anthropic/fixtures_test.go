@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/harness-agent/harness/plugins/internal/providerkit/providerkittest"
 	"github.com/harness-agent/harness/sdk"
 	"github.com/harness-agent/harness/sdk/sdktest/fakeanthropic"
 )
@@ -111,18 +110,7 @@ func checkFixture(t *testing.T, name string, got result) {
 	case want.signature != "" && (len(got.Signatures) != 1 || !strings.HasPrefix(got.Signatures[0], want.signature) || len(got.Signatures[0]) != 332):
 		t.Errorf("signatures %q, want one of 332 bytes starting %q", got.Signatures, want.signature)
 	}
-	if diff := cmp.Diff(want.blocks, got.Blocks); diff != "" {
-		t.Errorf("blocks (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(want.calls, got.Calls); diff != "" {
-		t.Errorf("tool calls (-want +got):\n%s", diff)
-	}
-	if got.Finish != want.finish {
-		t.Errorf("finish %q, want %q", got.Finish, want.finish)
-	}
-	if diff := cmp.Diff(want.usage, got.Usage); diff != "" {
-		t.Errorf("usage (-want +got):\n%s", diff)
-	}
+	providerkittest.CheckEnd(t, got, want.blocks, want.calls, want.finish, want.usage)
 }
 
 func fixtureNames(t *testing.T) []string {

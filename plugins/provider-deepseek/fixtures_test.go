@@ -9,8 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/harness-agent/harness/plugins/internal/providerkit/providerkittest"
 	"github.com/harness-agent/harness/sdk"
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
@@ -187,18 +186,7 @@ func checkFixture(t *testing.T, want fixtureWant, got result) {
 	}
 	want.text.check(t, "text", got.Text, got.TextDeltas)
 	want.reasoning.check(t, "reasoning", got.Reasoning, got.ReasoningDeltas)
-	if diff := cmp.Diff(want.blocks, got.Blocks); diff != "" {
-		t.Errorf("blocks (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(want.calls, got.Calls); diff != "" {
-		t.Errorf("tool calls (-want +got):\n%s", diff)
-	}
-	if got.Finish != want.finish {
-		t.Errorf("finish %q, want %q", got.Finish, want.finish)
-	}
-	if diff := cmp.Diff(want.usage, got.Usage); diff != "" {
-		t.Errorf("usage (-want +got):\n%s", diff)
-	}
+	providerkittest.CheckEnd(t, got, want.blocks, want.calls, want.finish, want.usage)
 }
 
 func TestEveryFixtureIsCovered(t *testing.T) {

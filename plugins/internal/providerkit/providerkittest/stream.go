@@ -1,6 +1,7 @@
 // Package providerkittest holds what the HTTP provider adapters' tests
 // share: reading a stream through the real gRPC boundary and checking it
-// against the StreamChunk protocol ([Stream], [Assemble]), asserting a
+// against the StreamChunk protocol ([Stream], [Assemble]), comparing it
+// with what a fixture wants ([CheckEnd]), asserting a
 // terminal error ([WantError]) and the checks every HTTP provider plugin
 // passes as a subprocess ([CheckHTTPSettingsSchema], [CheckStaleHandle]).
 package providerkittest
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -181,5 +183,23 @@ func WantError(t testing.TB, r Result, kind sdk.ErrorKind, fragments ...string) 
 	}
 	if r.Finished {
 		t.Error("an errored stream must not also finish")
+	}
+}
+
+// CheckEnd compares what a stream assembled besides its text with what a
+// fixture wants: its blocks, tool calls, finish reason and usage.
+func CheckEnd(t testing.TB, got Result, blocks []sdk.BlockKind, calls []sdk.ToolCall, finish string, usage *sdk.Usage) {
+	t.Helper()
+	if diff := cmp.Diff(blocks, got.Blocks); diff != "" {
+		t.Errorf("blocks (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(calls, got.Calls); diff != "" {
+		t.Errorf("tool calls (-want +got):\n%s", diff)
+	}
+	if got.Finish != finish {
+		t.Errorf("finish %q, want %q", got.Finish, finish)
+	}
+	if diff := cmp.Diff(usage, got.Usage); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
 	}
 }
