@@ -1,9 +1,10 @@
 // Package providerkittest holds what the HTTP provider adapters' tests
 // share: reading a stream through the real gRPC boundary and checking it
 // against the StreamChunk protocol ([Stream], [Assemble]), comparing it
-// with what a fixture wants ([CheckEnd]), asserting a
-// terminal error ([WantError]) and the checks every HTTP provider plugin
-// passes as a subprocess ([CheckHTTPSettingsSchema], [CheckStaleHandle]).
+// with what a fixture wants ([CheckEnd]), asserting a terminal error
+// ([WantError]), the provider block JSON ([Config]) and the checks every
+// HTTP provider plugin passes as a subprocess ([CheckHTTPSettingsSchema],
+// [CheckModels], [CheckStaleHandle]).
 package providerkittest
 
 import (
