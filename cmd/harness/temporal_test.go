@@ -228,13 +228,7 @@ func TestTemporalApproveBySignal(t *testing.T) {
 	if b, err := os.ReadFile(marker); err != nil || strings.TrimSpace(string(b)) != "yes" {
 		t.Errorf("the approved command did not run on the worker: %v %q", err, b)
 	}
-	reqs := fake.Requests()
-	if len(reqs) != 3 {
-		t.Fatalf("the fake got %d requests, want 3", len(reqs))
-	}
-	msgs := messagesOf(t, reqs[2])
-	last, _ := msgs[len(msgs)-1]["content"].(string)
-	if !strings.Contains(last, "was approved and ran") {
+	if last := lastMessageOfLast(t, fake, 3); !strings.Contains(last, "was approved and ran") {
 		t.Errorf("the model was not told of the approval; last message: %q", last)
 	}
 }
@@ -433,12 +427,8 @@ func TestTemporalResume(t *testing.T) {
 	if ends := eventData(evs, "session.ended"); len(ends) != 1 || ends[0]["turns"] != float64(2) {
 		t.Errorf("session.ended %v, want 2 turns counted over the session", ends)
 	}
-	reqs := fake.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("the fake got %d requests, want 2", len(reqs))
-	}
 	var convo []string
-	for _, m := range messagesOf(t, reqs[1]) {
+	for _, m := range messagesOfLast(t, fake, 2) {
 		content, _ := m["content"].(string)
 		convo = append(convo, fmt.Sprint(m["role"])+": "+content)
 	}
@@ -532,12 +522,7 @@ func TestTemporalInteractiveApprovalBySignal(t *testing.T) {
 	if b, err := os.ReadFile(marker); err != nil || strings.TrimSpace(string(b)) != "yes" {
 		t.Errorf("the approved command did not run on the worker: %v %q", err, b)
 	}
-	reqs := fake.Requests()
-	if len(reqs) != 3 {
-		t.Fatalf("the fake got %d requests, want 3", len(reqs))
-	}
-	msgs := messagesOf(t, reqs[2])
-	if last, _ := msgs[len(msgs)-1]["content"].(string); !strings.Contains(last, "was approved and ran") {
+	if last := lastMessageOfLast(t, fake, 3); !strings.Contains(last, "was approved and ran") {
 		t.Errorf("the model was not told of the approval; last message: %q", last)
 	}
 }
@@ -577,12 +562,7 @@ func TestTemporalApprovalTimeout(t *testing.T) {
 	if show.code != 0 || !strings.Contains(show.stdout, "denied by unattended (approval_timeout 2s: no decision in time)") {
 		t.Errorf("actions show: exit %d\n%s%s", show.code, show.stdout, show.stderr)
 	}
-	reqs := fake.Requests()
-	if len(reqs) != 3 {
-		t.Fatalf("the fake got %d requests, want 3", len(reqs))
-	}
-	msgs := messagesOf(t, reqs[2])
-	if last, _ := msgs[len(msgs)-1]["content"].(string); !strings.Contains(last, "nobody decided within the approval timeout (2s)") {
+	if last := lastMessageOfLast(t, fake, 3); !strings.Contains(last, "nobody decided within the approval timeout (2s)") {
 		t.Errorf("the model was not told of the timeout; last message: %q", last)
 	}
 }
@@ -612,4 +592,27 @@ func TestTemporalWorkflowFailureEndsTheSession(t *testing.T) {
 	if n := len(fake.Requests()); n != 0 {
 		t.Errorf("the fake DeepSeek server got %d requests, want none", n)
 	}
+}
+
+// messagesOfLast fails unless fake got want requests and returns the
+// messages of the last one.
+func messagesOfLast(t *testing.T, fake *fakedeepseek.Server, want int) []map[string]any {
+	t.Helper()
+	reqs := fake.Requests()
+	if len(reqs) != want {
+		t.Fatalf("the fake got %d requests, want %d", len(reqs), want)
+	}
+	return messagesOf(t, reqs[want-1])
+}
+
+// lastMessageOfLast is the content of the last message of the last of the
+// want requests fake got: what the model was told last.
+func lastMessageOfLast(t *testing.T, fake *fakedeepseek.Server, want int) string {
+	t.Helper()
+	msgs := messagesOfLast(t, fake, want)
+	if len(msgs) == 0 {
+		t.Fatalf("request %d carries no messages", want)
+	}
+	last, _ := msgs[len(msgs)-1]["content"].(string)
+	return last
 }
