@@ -115,11 +115,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	script := s.script
 	s.mu.Unlock()
 	resp, ok := ssefake.Pop(&s.Queue)
-	logged := s.Requests()
-	seq := len(logged)
+	last, seq := ssefake.Last(&s.Log)
 	switch {
 	case !ok && script != nil:
-		resp, ok = script(logged[len(logged)-1]), true
+		resp, ok = script(last), true
 	case !ok:
 		resp, ok = ssefake.Repeated(&s.Queue)
 	}

@@ -134,6 +134,17 @@ func Update[R any](l *Log[R], i int, change func(*R)) {
 	change(&l.requests[i])
 }
 
+// Last returns the request l logged last and how many it holds.
+func Last[R any](l *Log[R]) (R, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.requests) == 0 {
+		var zero R
+		return zero, 0
+	}
+	return l.requests[len(l.requests)-1], len(l.requests)
+}
+
 // Requests returns every request received so far, in arrival order.
 func (l *Log[R]) Requests() []R {
 	l.mu.Lock()
