@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -454,4 +455,34 @@ func TestReadSessionScript(t *testing.T) {
 	if fakedeepseek.ToolResults(reqs[2]) != 2 {
 		t.Errorf("ToolResults of the last turn = %d, want 2", fakedeepseek.ToolResults(reqs[2]))
 	}
+}
+
+// TestScriptAnswersEachRequest: the script decides from the request it
+// answers, also when another arrives meanwhile (Crush asks for a title
+// beside its first turn).
+func TestScriptAnswersEachRequest(t *testing.T) {
+	t.Parallel()
+	srv := fakedeepseek.New(t)
+	srv.Script(fakedeepseek.ReadSession(2, "notes.md"))
+	turn := `{"model":"m","stream":true,"tools":[{"type":"function","function":{"name":"read_file","parameters":{}}}],"messages":[{"role":"user","content":"go"}]}`
+	title := `{"model":"m","stream":true,"messages":[{"role":"user","content":"a title"}]}`
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			_, raw, err := post(t, srv.URL+"/chat/completions", title, nil)
+			if err == nil && strings.Contains(string(raw), "read_file") {
+				t.Error("the title request got the turn's tool call")
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			_, raw, err := post(t, srv.URL+"/chat/completions", turn, nil)
+			if err == nil && !strings.Contains(string(raw), "read_file") {
+				t.Error("the turn got an answer meant for the title request")
+			}
+		}()
+	}
+	wg.Wait()
 }
