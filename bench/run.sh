@@ -239,7 +239,7 @@ for t in 2 100; do
 	row "… CPU, user + system of the process tree" "$(f "$hc" '%.1f ms')" "$(crush "$cc" '%.1f ms')" "$(ratio "$hc" "$cc")" "$ct" "$cv"
 done
 hl=$(m BenchmarkSession/turns=100 harness-last-turn-p50-us) cl=$(m BenchmarkSession/turns=100 crush-last-turn-p50-us)
-row "… the client's own time at turn 100 (end of the response asking for read 99 → arrival of its result)" "$(fs "$hl" 1e3 '%.2f ms')" \
+row "… the client's own time at turn 100 (the answer asking for read 99 sent → its result's request in)" "$(fs "$hl" 1e3 '%.2f ms')" \
 	"$(crush "$(awk -v v="$cl" 'BEGIN { if (v != "") print v / 1e3 }')" '%.2f ms')" "$(ratio "$hl" "$cl")" "≤ 1 ms" "$(verdict "x <= 1000" "$hl")"
 [ -n "$crush_why" ] && row "Crush" "$crush_why" "" "" "" ""
 q=$(m interleaved:quickstart us) v=$(m interleaved:version us)

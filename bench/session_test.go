@@ -25,9 +25,12 @@ import (
 //   - cpu: user + system time of the process and of every process it
 //     reaped (harness's plugin processes), from wait4's rusage;
 //   - last-turn: the client's own time at the last turn, as the server
-//     sees it: from the end of the response that asked for the last read
-//     to the arrival of the request carrying its result (the tool call,
-//     every commit, building and sending the request).
+//     sees it: from when the fake began writing the answer that asked for
+//     the last read (written within microseconds) to the arrival of the
+//     request carrying its result (reading the stream, the tool call,
+//     every commit, building and sending the request). The stamp is taken
+//     before the write: on 2 cores the fake's process may not run again
+//     until the client's next request is in.
 //
 // Both clients keep one store across iterations, as a user's does.
 func BenchmarkSession(b *testing.B) {

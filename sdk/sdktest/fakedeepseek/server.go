@@ -34,8 +34,11 @@ type Request struct {
 	Header http.Header
 	Body   map[string]any // the JSON body decoded; nil when it was not JSON
 	Raw    []byte         // the body as sent
-	// Received is when the body had been read; Answered when the
-	// response was written to its end (zero while it is being written).
+	// Received is when the body had been read; Answered when a scripted
+	// or queued answer was ready and its writing began (the fake's own
+	// work, prefix-cache accounting included, lies between the two; a
+	// stream without delays is written within microseconds after). Zero
+	// for an error answer before the script.
 	Received, Answered time.Time
 }
 
@@ -85,7 +88,6 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	key := s.key
 	s.mu.Unlock()
-	defer ssefake.Update(&s.Log, index, func(logged *Request) { logged.Answered = time.Now() })
 
 	if r.URL.Path != "/chat/completions" && r.URL.Path != "/v1/chat/completions" {
 		s.write(w, r, HTTPError(http.StatusNotFound, "Not Found: "+r.URL.Path, "invalid_request_error", "not_found"), nil)
@@ -136,6 +138,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		frames = resp.turn.frames(seq, model, promptTokens(prompt), hit)
 	}
+	// Stamped before the write: once the client has the answer, this
+	// process may not run again before the client's next request arrives.
+	ssefake.Update(&s.Log, index, func(logged *Request) { logged.Answered = time.Now() })
 	s.write(w, r, resp, frames)
 }
 
