@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/harness-agent/harness/sdk"
@@ -112,11 +113,17 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 		`{"error":{"message":"m"}}`, `{"Choices":[{"Index":0,"DELTA":{"Content":"x"}}]}`, `{"choices":null,"usage":null}`,
 		`{"choices":[{"delta":{"content":"a"},"delta":{"reasoning_content":"b"}}]}`, "{\"choices\":[{\"delta\":{\"content\":\"\xff\"}}]}",
 		`{"choices":[{"index":1.5}]}`, `[]`, `null`, `{"choices":[{"index":"0"}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"\ud83d\ude00 \u00e9\n\"\\\/\b\f\r\t"}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"\ud83d"}}]}`, `{"choices":[{"index":0,"delta":{"content":"\udc00\ud83d"}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}],"usage":null}`,
 	} {
 		f.Add([]byte(seed))
 	}
+	for _, chunk := range fixtureChunks(f) {
+		f.Add(chunk)
+	}
 	f.Fuzz(func(t *testing.T, payload []byte) {
-		var want, got wireChunk
+		var want, got, fast wireChunk
 		errWant := json.Unmarshal(payload, &want)
 		errGot := decodeChunk(payload, &got)
 		if (errWant == nil) != (errGot == nil) {
@@ -125,5 +132,52 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 		if errWant == nil && !reflect.DeepEqual(want, got) {
 			t.Fatalf("%q: encoding/json decodes %+v, decodeChunk %+v", payload, want, got)
 		}
+		if fastChunk(payload, &fast) {
+			if errWant != nil {
+				t.Fatalf("%q: fastChunk accepts what encoding/json rejects (%v)", payload, errWant)
+			}
+			if !reflect.DeepEqual(want, fast) {
+				t.Fatalf("%q: encoding/json decodes %+v, fastChunk %+v", payload, want, fast)
+			}
+		}
 	})
+}
+
+// fixtureChunks is every data payload of every recorded DeepSeek fixture:
+// each line of a *.chunks.jsonl, each data: line of a *.sse.
+func fixtureChunks(tb testing.TB) [][]byte {
+	tb.Helper()
+	dir := filepath.Join(fakedeepseek.FixturesDir(tb), "deepseek")
+	var files []string
+	for _, pattern := range []string{"*.chunks.jsonl", "*.sse", "synthetic/*.sse"} {
+		m, err := filepath.Glob(filepath.Join(dir, pattern))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	var chunks [][]byte
+	for _, name := range files {
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, line := range bytes.Split(raw, []byte("\n")) {
+			line = bytes.TrimSuffix(line, []byte("\r"))
+			if strings.HasSuffix(name, ".sse") {
+				var ok bool
+				if line, ok = bytes.CutPrefix(line, []byte("data:")); !ok {
+					continue
+				}
+				line = bytes.TrimPrefix(line, []byte(" "))
+			}
+			if len(line) > 0 {
+				chunks = append(chunks, line)
+			}
+		}
+	}
+	if len(chunks) == 0 {
+		tb.Fatalf("no data payloads in %s", dir)
+	}
+	return chunks
 }

@@ -1,0 +1,408 @@
+package deepseek
+
+import (
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// fastChunk decodes the usual shape of a text or reasoning chunk
+//
+//	{"id":…,"object":…,"created":…,"model":…,"system_fingerprint":…,"service_tier":…,
+//	 "choices":[{"index":0,"delta":{"role":…,"content":…,"reasoning_content":…},
+//	             "logprobs":null,"finish_reason":…}],"usage":null}
+//
+// without reflection. It reports false, leaving c in any state, for
+// anything it does not fully understand: another key (tool_calls, error,
+// a usage object, a key in another case or with escapes), a repeated key,
+// a nested value where it expects a scalar, invalid UTF-8, a lone
+// surrogate, a number that is not a plain integer index, invalid JSON.
+// decodeChunk then decodes the payload with the full decoder;
+// FuzzDecodeMatchesEncodingJSON holds an accepted result to encoding/json's.
+func fastChunk(p []byte, c *wireChunk) bool {
+	s := chunkScanner{b: p}
+	var seen uint8
+	ok := s.members(func(key []byte) bool {
+		bit := uint8(0)
+		switch string(key) {
+		case "choices":
+			bit = 1
+		case "usage":
+			bit = 2
+		case "id":
+			bit = 4
+		case "object":
+			bit = 8
+		case "created":
+			bit = 16
+		case "model":
+			bit = 32
+		case "system_fingerprint":
+			bit = 64
+		case "service_tier":
+			bit = 128
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		switch bit {
+		case 1:
+			return s.choices(c)
+		case 2:
+			return s.literal("null")
+		default:
+			return s.scalar()
+		}
+	})
+	s.space()
+	return ok && s.i == len(s.b)
+}
+
+// chunkScanner reads one JSON value from b at i.
+type chunkScanner struct {
+	b []byte
+	i int
+}
+
+func (s *chunkScanner) space() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// next skips white space and returns the next byte (0 at the end).
+func (s *chunkScanner) next() byte {
+	s.space()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func (s *chunkScanner) eat(ch byte) bool {
+	if s.next() == ch {
+		s.i++
+		return true
+	}
+	return false
+}
+
+func (s *chunkScanner) literal(w string) bool {
+	s.space()
+	if len(s.b)-s.i >= len(w) && string(s.b[s.i:s.i+len(w)]) == w {
+		s.i += len(w)
+		return true
+	}
+	return false
+}
+
+// members walks an object: fn gets each key (plain ASCII without escapes,
+// else members gives up) with the scanner before its value, and consumes
+// the value or returns false.
+func (s *chunkScanner) members(fn func(key []byte) bool) bool {
+	if !s.eat('{') {
+		return false
+	}
+	if s.eat('}') {
+		return true
+	}
+	for {
+		if !s.eat('"') {
+			return false
+		}
+		start := s.i
+		for s.i < len(s.b) && s.b[s.i] != '"' {
+			if ch := s.b[s.i]; ch == '\\' || ch < 0x20 || ch >= utf8.RuneSelf {
+				return false
+			}
+			s.i++
+		}
+		if s.i == len(s.b) {
+			return false
+		}
+		key := s.b[start:s.i]
+		s.i++
+		if !s.eat(':') || !fn(key) {
+			return false
+		}
+		if s.eat(',') {
+			continue
+		}
+		return s.eat('}')
+	}
+}
+
+// scalar skips a string, a number, true, false or null.
+func (s *chunkScanner) scalar() bool {
+	switch ch := s.next(); {
+	case ch == '"':
+		_, ok := s.str()
+		return ok
+	case ch == '-' || ch >= '0' && ch <= '9':
+		return s.number()
+	case ch == 't':
+		return s.literal("true")
+	case ch == 'f':
+		return s.literal("false")
+	default:
+		return s.literal("null")
+	}
+}
+
+// number skips a JSON number.
+func (s *chunkScanner) number() bool {
+	if s.i < len(s.b) && s.b[s.i] == '-' {
+		s.i++
+	}
+	switch {
+	case s.i < len(s.b) && s.b[s.i] == '0':
+		s.i++
+	case s.digits() == 0:
+		return false
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if s.digits() == 0 {
+			return false
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if s.digits() == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *chunkScanner) digits() int {
+	start := s.i
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		s.i++
+	}
+	return s.i - start
+}
+
+// nullableString reads null (nil) or a string.
+func (s *chunkScanner) nullableString() (*string, bool) {
+	if s.next() != '"' {
+		return nil, s.literal("null")
+	}
+	v, ok := s.str()
+	return &v, ok
+}
+
+// str reads a string at its opening quote and unescapes it. Invalid
+// UTF-8 and lone surrogates, which encoding/json replaces with U+FFFD,
+// make it give up.
+func (s *chunkScanner) str() (string, bool) {
+	s.i++
+	start := s.i
+	for s.i < len(s.b) {
+		ch := s.b[s.i]
+		switch {
+		case ch == '"':
+			raw := s.b[start:s.i]
+			s.i++
+			if !utf8.Valid(raw) {
+				return "", false
+			}
+			return string(raw), true
+		case ch == '\\':
+			return s.escaped(start)
+		case ch < 0x20:
+			return "", false
+		}
+		s.i++
+	}
+	return "", false
+}
+
+// escaped finishes a string that has escapes, from its first backslash.
+func (s *chunkScanner) escaped(start int) (string, bool) {
+	out := make([]byte, 0, s.i-start+16)
+	out = append(out, s.b[start:s.i]...)
+	for s.i < len(s.b) {
+		ch := s.b[s.i]
+		switch {
+		case ch == '"':
+			s.i++
+			if !utf8.Valid(out) {
+				return "", false
+			}
+			return string(out), true
+		case ch < 0x20:
+			return "", false
+		case ch != '\\':
+			out = append(out, ch)
+			s.i++
+			continue
+		}
+		if s.i+1 >= len(s.b) {
+			return "", false
+		}
+		e := s.b[s.i+1]
+		s.i += 2
+		switch e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := s.hex4()
+			if !ok {
+				return "", false
+			}
+			if utf16.IsSurrogate(r) {
+				if r >= 0xdc00 || s.i+1 >= len(s.b) || s.b[s.i] != '\\' || s.b[s.i+1] != 'u' {
+					return "", false
+				}
+				s.i += 2
+				lo, ok := s.hex4()
+				if !ok {
+					return "", false
+				}
+				if r = utf16.DecodeRune(r, lo); r == utf8.RuneError {
+					return "", false
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+func (s *chunkScanner) hex4() (rune, bool) {
+	if len(s.b)-s.i < 4 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(s.b[s.i:s.i+4]), 16, 16)
+	if err != nil {
+		return 0, false
+	}
+	s.i += 4
+	return rune(v), true
+}
+
+// choices reads null or an array of choice objects.
+func (s *chunkScanner) choices(c *wireChunk) bool {
+	if !s.eat('[') {
+		return s.literal("null")
+	}
+	c.Choices = make([]wireChoice, 0, 1)
+	if s.eat(']') {
+		return true
+	}
+	for {
+		c.Choices = append(c.Choices, wireChoice{})
+		if !s.choice(&c.Choices[len(c.Choices)-1]) {
+			return false
+		}
+		if s.eat(',') {
+			continue
+		}
+		return s.eat(']')
+	}
+}
+
+func (s *chunkScanner) choice(ch *wireChoice) bool {
+	var seen uint8
+	return s.members(func(key []byte) bool {
+		bit := uint8(0)
+		switch string(key) {
+		case "index":
+			bit = 1
+		case "delta":
+			bit = 2
+		case "finish_reason":
+			bit = 4
+		case "logprobs":
+			bit = 8
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		switch bit {
+		case 1:
+			return s.index(&ch.Index)
+		case 2:
+			return s.delta(&ch.Delta)
+		case 4:
+			var ok bool
+			ch.FinishReason, ok = s.nullableString()
+			return ok
+		default:
+			return s.literal("null")
+		}
+	})
+}
+
+// index reads a small non-negative integer.
+func (s *chunkScanner) index(v *int) bool {
+	s.space()
+	start := s.i
+	if n := s.digits(); n == 0 || n > 9 || n > 1 && s.b[start] == '0' {
+		return false
+	}
+	if s.i < len(s.b) && (s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		return false
+	}
+	n, err := strconv.Atoi(string(s.b[start:s.i]))
+	*v = n
+	return err == nil
+}
+
+func (s *chunkScanner) delta(d *wireDelta) bool {
+	var seen uint8
+	return s.members(func(key []byte) bool {
+		var ok bool
+		bit := uint8(0)
+		switch string(key) {
+		case "content":
+			bit = 1
+		case "reasoning_content":
+			bit = 2
+		case "role":
+			bit = 4
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		switch bit {
+		case 1:
+			d.Content, ok = s.nullableString()
+		case 2:
+			d.ReasoningContent, ok = s.nullableString()
+		default:
+			_, ok = s.nullableString()
+		}
+		return ok
+	})
+}
