@@ -144,8 +144,7 @@ func (s *chunkScanner) members(fn func(key []byte) bool) bool {
 func (s *chunkScanner) scalar() bool {
 	switch ch := s.next(); {
 	case ch == '"':
-		_, ok := s.str()
-		return ok
+		return s.skipString()
 	case ch == '-' || ch >= '0' && ch <= '9':
 		return s.number()
 	case ch == 't':
@@ -201,6 +200,26 @@ func (s *chunkScanner) nullableString() (*string, bool) {
 	}
 	v, ok := s.str()
 	return &v, ok
+}
+
+// skipString checks a string at its opening quote without keeping it.
+func (s *chunkScanner) skipString() bool {
+	s.i++
+	start := s.i
+	for s.i < len(s.b) {
+		switch ch := s.b[s.i]; {
+		case ch == '"':
+			s.i++
+			return utf8.Valid(s.b[start : s.i-1])
+		case ch == '\\':
+			_, ok := s.escaped(start)
+			return ok
+		case ch < 0x20:
+			return false
+		}
+		s.i++
+	}
+	return false
 }
 
 // str reads a string at its opening quote and unescapes it. Invalid
