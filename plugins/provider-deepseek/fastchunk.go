@@ -21,37 +21,11 @@ import (
 // FuzzDecodeMatchesEncodingJSON holds an accepted result to encoding/json's.
 func fastChunk(p []byte, c *wireChunk) bool {
 	s := chunkScanner{b: p}
-	var seen uint8
-	ok := s.members(func(key []byte) bool {
-		bit := uint8(0)
-		switch string(key) {
-		case "choices":
-			bit = 1
-		case "usage":
-			bit = 2
-		case "id":
-			bit = 4
-		case "object":
-			bit = 8
-		case "created":
-			bit = 16
-		case "model":
-			bit = 32
-		case "system_fingerprint":
-			bit = 64
-		case "service_tier":
-			bit = 128
-		default:
-			return false
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		switch bit {
-		case 1:
+	ok := s.members(chunkKey, func(field int) bool {
+		switch field {
+		case 0:
 			return s.choices(c)
-		case 2:
+		case 1:
 			return s.literal("null")
 		default:
 			return s.scalar()
@@ -104,16 +78,69 @@ func (s *chunkScanner) literal(w string) bool {
 	return false
 }
 
-// members walks an object: fn gets each key (plain ASCII without escapes,
-// else members gives up) with the scanner before its value, and consumes
-// the value or returns false.
-func (s *chunkScanner) members(fn func(key []byte) bool) bool {
+// chunkKey, choiceKey and deltaKey number the keys fastChunk knows in
+// each object, in the order of the cases of the functions that read their
+// values (-1 for any other key).
+func chunkKey(k []byte) int {
+	switch string(k) {
+	case "choices":
+		return 0
+	case "usage":
+		return 1
+	case "id":
+		return 2
+	case "object":
+		return 3
+	case "created":
+		return 4
+	case "model":
+		return 5
+	case "system_fingerprint":
+		return 6
+	case "service_tier":
+		return 7
+	}
+	return -1
+}
+
+func choiceKey(k []byte) int {
+	switch string(k) {
+	case "index":
+		return 0
+	case "delta":
+		return 1
+	case "finish_reason":
+		return 2
+	case "logprobs":
+		return 3
+	}
+	return -1
+}
+
+func deltaKey(k []byte) int {
+	switch string(k) {
+	case "content":
+		return 0
+	case "reasoning_content":
+		return 1
+	case "role":
+		return 2
+	}
+	return -1
+}
+
+// members walks an object whose keys are all known to keyOf (plain ASCII,
+// without escapes, each at most once; else members gives up): fn gets the
+// number keyOf gives each key, with the scanner before its value, and
+// consumes the value or returns false.
+func (s *chunkScanner) members(keyOf func([]byte) int, fn func(field int) bool) bool {
 	if !s.eat('{') {
 		return false
 	}
 	if s.eat('}') {
 		return true
 	}
+	var seen uint
 	for {
 		if !s.eat('"') {
 			return false
@@ -130,9 +157,11 @@ func (s *chunkScanner) members(fn func(key []byte) bool) bool {
 		}
 		key := s.b[start:s.i]
 		s.i++
-		if !s.eat(':') || !fn(key) {
+		field := keyOf(key)
+		if field < 0 || seen&(1<<field) != 0 || !s.eat(':') || !fn(field) {
 			return false
 		}
+		seen |= 1 << field
 		if s.eat(',') {
 			continue
 		}
@@ -346,31 +375,13 @@ func (s *chunkScanner) choices(c *wireChunk) bool {
 }
 
 func (s *chunkScanner) choice(ch *wireChoice) bool {
-	var seen uint8
-	return s.members(func(key []byte) bool {
-		bit := uint8(0)
-		switch string(key) {
-		case "index":
-			bit = 1
-		case "delta":
-			bit = 2
-		case "finish_reason":
-			bit = 4
-		case "logprobs":
-			bit = 8
-		default:
-			return false
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		switch bit {
-		case 1:
+	return s.members(choiceKey, func(field int) bool {
+		switch field {
+		case 0:
 			return s.index(&ch.Index)
-		case 2:
+		case 1:
 			return s.delta(&ch.Delta)
-		case 4:
+		case 2:
 			var ok bool
 			ch.FinishReason, ok = s.nullableString()
 			return ok
@@ -396,28 +407,12 @@ func (s *chunkScanner) index(v *int) bool {
 }
 
 func (s *chunkScanner) delta(d *wireDelta) bool {
-	var seen uint8
-	return s.members(func(key []byte) bool {
+	return s.members(deltaKey, func(field int) bool {
 		var ok bool
-		bit := uint8(0)
-		switch string(key) {
-		case "content":
-			bit = 1
-		case "reasoning_content":
-			bit = 2
-		case "role":
-			bit = 4
-		default:
-			return false
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		switch bit {
-		case 1:
+		switch field {
+		case 0:
 			d.Content, ok = s.nullableString()
-		case 2:
+		case 1:
 			d.ReasoningContent, ok = s.nullableString()
 		default:
 			_, ok = s.nullableString()
