@@ -211,7 +211,7 @@ func (m *managed) callFailure(ctx context.Context, raw any, err error) error {
 	if errors.As(err, &se) {
 		return err
 	}
-	if ctx.Err() != nil || deadlineReached(ctx) {
+	if ctx.Err() != nil || DeadlineReached(ctx) {
 		if ctx.Err() == nil || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return &sdk.Error{Kind: sdk.KindTimeout, Message: fmt.Sprintf("plugin %q did not answer before the deadline", m.spec.Name)}
 		}
@@ -296,10 +296,11 @@ func (m *managed) generation() int {
 	return m.starts
 }
 
-// deadlineReached reports whether ctx's deadline is (all but) past. The
+// DeadlineReached reports whether ctx's deadline is (all but) past. The
 // plugin's side of a call has the same deadline and may reset the stream a
-// moment before the host's context expires; that failure is the timeout.
-func deadlineReached(ctx context.Context) bool {
+// moment before the host's context expires; that failure is the timeout,
+// and the host reports it as one before ctx itself says so.
+func DeadlineReached(ctx context.Context) bool {
 	d, ok := ctx.Deadline()
 	return ok && time.Until(d) < 100*time.Millisecond
 }

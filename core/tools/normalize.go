@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/harness-agent/harness/core/pluginhost"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -24,19 +25,12 @@ func sourceResult(ctx context.Context, tool string, res sdk.Result, err error, t
 	// The plugin host, too, reports a call whose deadline is all but
 	// reached as a timeout before the context itself fires.
 	echoed := res.Err != nil && res.Err.Kind == sdk.KindTimeout &&
-		(res.Err.Message == context.DeadlineExceeded.Error() || deadlineAtHand(ctx))
+		(res.Err.Message == context.DeadlineExceeded.Error() || pluginhost.DeadlineReached(ctx))
 	if res.Err != nil && (echoed || errors.Is(ctx.Err(), context.DeadlineExceeded) &&
 		(res.Err.Kind == sdk.KindCanceled || res.Err.Kind == sdk.KindInternal || res.Err.Kind == sdk.KindTimeout)) {
 		res.Err = &sdk.Error{Kind: sdk.KindTimeout, Message: fmt.Sprintf("%s did not finish within its deadline of %s and was stopped", tool, timeout)}
 	}
 	return res
-}
-
-// deadlineAtHand reports whether ctx's deadline is less than the plugin
-// host's margin away (see core/pluginhost deadlineReached).
-func deadlineAtHand(ctx context.Context) bool {
-	d, ok := ctx.Deadline()
-	return ok && time.Until(d) < 100*time.Millisecond
 }
 
 // normalize is the tools/normalize phase: every error of a known kind and
