@@ -136,7 +136,8 @@ func (c *coalescer) run() {
 func (c *coalescer) merge(first StreamChunk) (StreamChunk, *StreamChunk) {
 	var text strings.Builder
 	var held *StreamChunk
-	for n := 1; n < maxCoalescedDeltas && len(first.Text)+text.Len() < maxCoalescedBytes; n++ {
+	size := len(first.Text) // the merged text's length so far
+	for n := 1; n < maxCoalescedDeltas && size < maxCoalescedBytes; n++ {
 		var next StreamChunk
 		var ok bool
 		select {
@@ -154,6 +155,7 @@ func (c *coalescer) merge(first StreamChunk) (StreamChunk, *StreamChunk) {
 			text.WriteString(first.Text)
 		}
 		text.WriteString(next.Text)
+		size += len(next.Text)
 	}
 	if text.Len() > 0 {
 		first.Text = text.String()

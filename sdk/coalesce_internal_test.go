@@ -38,6 +38,11 @@ func TestCoalesceRule(t *testing.T) {
 	sig := StreamChunk{Type: ChunkBlockDelta, Index: 0, Signature: "sig"}
 	sigText := StreamChunk{Type: ChunkBlockDelta, Index: 0, Text: "t", Signature: "sig"}
 	tenK := strings.Repeat("x", 10<<10)
+	eightK, oneK := strings.Repeat("x", 8<<10), strings.Repeat("y", 1<<10)
+	smallAfterLarge := []StreamChunk{delta(0, eightK)}
+	for range 9 {
+		smallAfterLarge = append(smallAfterLarge, delta(0, oneK))
+	}
 	many := make([]StreamChunk, 65)
 	for i := range many {
 		many[i] = delta(0, "w")
@@ -64,6 +69,8 @@ func TestCoalesceRule(t *testing.T) {
 		{"at most 64 deltas in one", many, []StreamChunk{delta(0, strings.Repeat("w", 64)), delta(0, "w")}},
 		{"stops growing at 16 KiB", []StreamChunk{delta(0, tenK), delta(0, tenK), delta(0, tenK)},
 			[]StreamChunk{delta(0, tenK+tenK), delta(0, tenK)}},
+		{"grows up to 16 KiB after a large first delta", smallAfterLarge,
+			[]StreamChunk{delta(0, eightK+strings.Repeat(oneK, 8)), delta(0, oneK)}},
 		{"nothing to send", nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
