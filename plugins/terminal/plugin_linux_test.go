@@ -130,10 +130,9 @@ func TestPluginBinarySandbox(t *testing.T) {
 func TestPluginEndTakesItsCommandsAlong(t *testing.T) {
 	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
-		for mode, cfg := range modes {
-			t.Run(unix.SignalName(sig)+"/"+mode, func(t *testing.T) {
-				t.Parallel()
-				skipUnlessSandbox(t, mode)
+		t.Run(unix.SignalName(sig), func(t *testing.T) {
+			t.Parallel()
+			inEveryMode(t, func(t *testing.T, _, cfg string) {
 				tc, client := startPlugin(t)
 				configure(t, tc, t.TempDir(), cfg)
 				marker := sleepMarker()
@@ -164,7 +163,7 @@ func TestPluginEndTakesItsCommandsAlong(t *testing.T) {
 					return len(withMarker(marker)) == 0
 				})
 			})
-		}
+		})
 	}
 }
 

@@ -118,13 +118,9 @@ func run(t *testing.T, client *sdk.ToolClient, c sdk.Call, progress sdk.Progress
 
 func TestCommands(t *testing.T) {
 	t.Parallel()
-	for mode, cfg := range modes {
-		t.Run(mode, func(t *testing.T) {
-			t.Parallel()
-			skipUnlessSandbox(t, mode)
-			testCommands(t, cfg)
-		})
-	}
+	inEveryMode(t, func(t *testing.T, mode, cfg string) {
+		testCommands(t, cfg)
+	})
 }
 
 func testCommands(t *testing.T, cfg string) {
@@ -202,12 +198,18 @@ func TestProgressInOrder(t *testing.T) {
 // it is PID 1 of the command's PID namespace.
 var modes = map[string]string{"unsandboxed": `{"sandbox": "off"}`, "sandboxed": `{}`}
 
-// skipUnlessSandbox skips a sandboxed mode's test where this kernel
-// cannot sandbox (and says why).
-func skipUnlessSandbox(t *testing.T, mode string) {
+// inEveryMode runs test in parallel subtests, one per mode, skipping the
+// sandboxed mode where this kernel cannot sandbox (and saying why).
+func inEveryMode(t *testing.T, test func(t *testing.T, mode, cfg string)) {
 	t.Helper()
-	if mode == "sandboxed" {
-		requireSandbox(t)
+	for mode, cfg := range modes {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			if mode == "sandboxed" {
+				requireSandbox(t)
+			}
+			test(t, mode, cfg)
+		})
 	}
 }
 
@@ -225,36 +227,28 @@ func hostGroup(t *testing.T, mode, output string) int {
 
 func TestTimeoutKillsTheProcessGroup(t *testing.T) {
 	t.Parallel()
-	for mode, cfg := range modes {
-		t.Run(mode, func(t *testing.T) {
-			t.Parallel()
-			skipUnlessSandbox(t, mode)
-			client, _ := connect(t, cfg)
-			marker := sleepMarker()
-			res := run(t, client, call(spawnSleepers(marker, "")+"; sleep "+marker, 1), nil)
-			if res.Err == nil || res.Err.Kind != sdk.KindTimeout {
-				t.Fatalf("err = %v, want kind timeout", res.Err)
-			}
-			if !strings.Contains(res.Content, "started ") || !strings.HasSuffix(res.Content, "timed out after 1s: the command and every process it started were killed") {
-				t.Errorf("content = %q, want the partial output and the timeout", res.Content)
-			}
-			if view := res.Presentation.(sdk.TerminalView); view.ExitCode != -1 || !strings.HasPrefix(view.Output, "started ") {
-				t.Errorf("presentation = %#v", view)
-			}
-			assertGone(t, marker, hostGroup(t, mode, res.Content))
-		})
-	}
+	inEveryMode(t, func(t *testing.T, mode, cfg string) {
+		client, _ := connect(t, cfg)
+		marker := sleepMarker()
+		res := run(t, client, call(spawnSleepers(marker, "")+"; sleep "+marker, 1), nil)
+		if res.Err == nil || res.Err.Kind != sdk.KindTimeout {
+			t.Fatalf("err = %v, want kind timeout", res.Err)
+		}
+		if !strings.Contains(res.Content, "started ") || !strings.HasSuffix(res.Content, "timed out after 1s: the command and every process it started were killed") {
+			t.Errorf("content = %q, want the partial output and the timeout", res.Content)
+		}
+		if view := res.Presentation.(sdk.TerminalView); view.ExitCode != -1 || !strings.HasPrefix(view.Output, "started ") {
+			t.Errorf("presentation = %#v", view)
+		}
+		assertGone(t, marker, hostGroup(t, mode, res.Content))
+	})
 }
 
 func TestBackgroundProcessesEndWithTheCommand(t *testing.T) {
 	t.Parallel()
-	for mode, cfg := range modes {
-		t.Run(mode, func(t *testing.T) {
-			t.Parallel()
-			skipUnlessSandbox(t, mode)
-			testBackgroundProcessesEnd(t, cfg)
-		})
-	}
+	inEveryMode(t, func(t *testing.T, mode, cfg string) {
+		testBackgroundProcessesEnd(t, cfg)
+	})
 }
 
 func testBackgroundProcessesEnd(t *testing.T, cfg string) {
@@ -281,34 +275,30 @@ func testBackgroundProcessesEnd(t *testing.T, cfg string) {
 
 func TestCancelKillsTheProcessGroup(t *testing.T) {
 	t.Parallel()
-	for mode, cfg := range modes {
-		t.Run(mode, func(t *testing.T) {
-			t.Parallel()
-			skipUnlessSandbox(t, mode)
-			client, _ := connect(t, cfg)
-			marker := sleepMarker()
-			rec := newRecorder()
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			go func() {
-				rec.waitOutput(t, "started")
-				cancel()
-			}()
-			res, err := client.Execute(ctx, call(spawnSleepers(marker, "")+"; sleep "+marker, 60), rec.progress)
-			// The host side sees its own cancellation; the plugin ends the command.
-			if err == nil && (res.Err == nil || res.Err.Kind != sdk.KindCanceled) {
-				t.Fatalf("res %+v, err %v: want a canceled call", res, err)
-			}
-			var output strings.Builder
-			for _, e := range rec.all() {
-				output.WriteString(e.text)
-			}
-			pgid := hostGroup(t, mode, output.String())
-			waitFor(t, 10*time.Second, "the canceled command's processes to go", func() bool {
-				return len(withMarker(marker)) == 0 && (pgid == 0 || len(inGroup(pgid)) == 0)
-			})
+	inEveryMode(t, func(t *testing.T, mode, cfg string) {
+		client, _ := connect(t, cfg)
+		marker := sleepMarker()
+		rec := newRecorder()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			rec.waitOutput(t, "started")
+			cancel()
+		}()
+		res, err := client.Execute(ctx, call(spawnSleepers(marker, "")+"; sleep "+marker, 60), rec.progress)
+		// The host side sees its own cancellation; the plugin ends the command.
+		if err == nil && (res.Err == nil || res.Err.Kind != sdk.KindCanceled) {
+			t.Fatalf("res %+v, err %v: want a canceled call", res, err)
+		}
+		var output strings.Builder
+		for _, e := range rec.all() {
+			output.WriteString(e.text)
+		}
+		pgid := hostGroup(t, mode, output.String())
+		waitFor(t, 10*time.Second, "the canceled command's processes to go", func() bool {
+			return len(withMarker(marker)) == 0 && (pgid == 0 || len(inGroup(pgid)) == 0)
 		})
-	}
+	})
 }
 
 func TestCancelDirect(t *testing.T) {
