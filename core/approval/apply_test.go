@@ -87,11 +87,9 @@ func TestApplyRoundTrip(t *testing.T) {
 
 func TestApplyRefusesDecidedActions(t *testing.T) {
 	t.Parallel()
-	ws := t.TempDir()
-	store := openStore(t, ws)
 	ctx := context.Background()
-	e := newEnv(t, ws, store, envOptions{perm: config.Permissions{Unattended: config.UnattendedDefer}})
-	o := e.ex.Run(ctx, sdk.Call{ID: "c", Tool: "terminal", Arguments: args("command", "make")})
+	e, o := deferredTerminal(t, "make")
+	store := e.store
 	if _, err := approval.Apply(ctx, store, e.ex, o.ActionID, false); err != nil {
 		t.Fatal(err)
 	}
@@ -106,11 +104,9 @@ func TestApplyRefusesDecidedActions(t *testing.T) {
 
 func TestApplyNeedsTheTool(t *testing.T) {
 	t.Parallel()
-	ws := t.TempDir()
-	store := openStore(t, ws)
 	ctx := context.Background()
-	e := newEnv(t, ws, store, envOptions{perm: config.Permissions{Unattended: config.UnattendedDefer}})
-	o := e.ex.Run(ctx, sdk.Call{ID: "c", Tool: "terminal", Arguments: args("command", "make")})
+	e, o := deferredTerminal(t, "make")
+	store := e.store
 	empty, err := tools.NewExecutor(tools.NewRegistry(), tools.Options{Approver: nopApprover{}})
 	if err != nil {
 		t.Fatal(err)
@@ -139,11 +135,9 @@ func (nopApprover) Executed(context.Context, string, tools.ResultEvent) error { 
 // the call does not run.
 func TestApplyTimeoutVerdict(t *testing.T) {
 	t.Parallel()
-	ws := t.TempDir()
-	store := openStore(t, ws)
 	ctx := context.Background()
-	e := newEnv(t, ws, store, envOptions{perm: config.Permissions{Unattended: config.UnattendedDefer}})
-	o := e.ex.Run(ctx, sdk.Call{ID: "c", Tool: "terminal", Arguments: args("command", "make deploy")})
+	e, o := deferredTerminal(t, "make deploy")
+	store := e.store
 	got, err := approval.ApplyVerdict(ctx, store, nil, o.ActionID, approval.TimeoutVerdict(24*time.Hour))
 	if err != nil {
 		t.Fatal(err)
@@ -176,11 +170,9 @@ func TestApplyTimeoutVerdict(t *testing.T) {
 // stored and told to the model as a no answered in the run.
 func TestApplyDenyBecause(t *testing.T) {
 	t.Parallel()
-	ws := t.TempDir()
-	store := openStore(t, ws)
 	ctx := context.Background()
-	e := newEnv(t, ws, store, envOptions{perm: config.Permissions{Unattended: config.UnattendedDefer}})
-	o := e.ex.Run(ctx, sdk.Call{ID: "c", Tool: "terminal", Arguments: args("command", "make deploy")})
+	e, o := deferredTerminal(t, "make deploy")
+	store := e.store
 	got, err := approval.ApplyVerdict(ctx, store, nil, o.ActionID, approval.DenyBecause("use make test"))
 	if err != nil {
 		t.Fatal(err)
@@ -195,4 +187,13 @@ func TestApplyDenyBecause(t *testing.T) {
 	if !strings.Contains(got.Result.Content, `denied by the user, who said: "use make test"`) || e.src.count() != 0 {
 		t.Errorf("the model is told %q (ran %d times)", got.Result.Content, e.src.count())
 	}
+}
+
+// deferredTerminal runs the terminal command in a fresh session whose
+// unattended policy defers, and returns the call's outcome: a pending action.
+func deferredTerminal(t *testing.T, command string) (*env, tools.Outcome) {
+	t.Helper()
+	ws := t.TempDir()
+	e := newEnv(t, ws, openStore(t, ws), envOptions{perm: config.Permissions{Unattended: config.UnattendedDefer}})
+	return e, e.ex.Run(context.Background(), sdk.Call{ID: "c", Tool: "terminal", Arguments: args("command", command)})
 }
