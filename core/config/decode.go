@@ -270,6 +270,19 @@ func singleBlock(blocks hcl.Blocks, diags *hcl.Diagnostics) *hcl.Block {
 	return blocks[0]
 }
 
+// singleItem returns the only item of a top-level block type, reporting
+// any further one; false when there is none.
+func (l *loader) singleItem(items []item) (item, bool) {
+	blocks := make(hcl.Blocks, len(items))
+	for i, it := range items {
+		blocks[i] = it.block
+	}
+	if singleBlock(blocks, &l.diags) == nil {
+		return item{}, false
+	}
+	return items[0], true
+}
+
 // conversionMessage renders a go-cty conversion error with the path it happened at.
 func conversionMessage(err error) string {
 	pe, ok := err.(cty.PathError)

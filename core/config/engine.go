@@ -34,15 +34,11 @@ var engineSchema = &hcl.BodySchema{
 }
 
 func (l *loader) decodeEngine(items []item) {
-	blocks := make(hcl.Blocks, len(items))
-	for i, it := range items {
-		blocks[i] = it.block
-	}
-	b := singleBlock(blocks, &l.diags)
-	if b == nil {
+	it, ok := l.singleItem(items)
+	if !ok {
 		return
 	}
-	it := items[0]
+	b := it.block
 	if b.Labels[0] != EngineTemporal {
 		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown engine",
 			Detail:  "engine \"" + b.Labels[0] + "\" is not an engine harness knows: the only engine block is engine \"temporal\" (the local engine needs none).",

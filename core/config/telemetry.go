@@ -45,15 +45,11 @@ var telemetrySchema = &hcl.BodySchema{
 }
 
 func (l *loader) decodeTelemetry(items []item) {
-	blocks := make(hcl.Blocks, len(items))
-	for i, it := range items {
-		blocks[i] = it.block
-	}
-	b := singleBlock(blocks, &l.diags)
-	if b == nil {
+	it, ok := l.singleItem(items)
+	if !ok {
 		return
 	}
-	it := items[0]
+	b := it.block
 	t := &Telemetry{DeclRange: b.DefRange}
 	a := l.attrs(it.src, l.content(b.Body, telemetrySchema).Attributes)
 	if a.nonEmptyStr("endpoint", &t.Endpoint) {
