@@ -32,6 +32,9 @@ func TestBudgetCheck(t *testing.T) {
 		if err != nil && sdk.KindOf(err) != sdk.KindBudgetExceeded {
 			t.Errorf("%s: kind %s, want budget_exceeded", tt.name, sdk.KindOf(err))
 		}
+		if spent := tt.budget.Spent(); (spent != "") != tt.over {
+			t.Errorf("%s: Spent() = %q, want over %v", tt.name, spent, tt.over)
+		}
 	}
 }
 

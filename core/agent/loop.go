@@ -221,10 +221,9 @@ func (l *Loop) checkLimits(ctx context.Context) (Outcome, bool) {
 	switch {
 	case l.turn >= l.cfg.MaxTurns:
 		return l.limit(ctx, LimitMaxTurns), true
-	case l.cfg.MaxTokens > 0 && l.tokens >= l.cfg.MaxTokens:
-		return l.limit(ctx, LimitMaxTokens), true
-	case l.cfg.MaxUSD > 0 && l.cost >= l.cfg.MaxUSD:
-		return l.limit(ctx, LimitMaxUSD), true
+	}
+	if which := l.Budget().Spent(); which != "" {
+		return l.limit(ctx, which), true
 	}
 	return Outcome{}, false
 }
@@ -258,13 +257,25 @@ func (b Budget) Spend(u sdk.Usage, cost float64) Budget {
 // Check is the rule before each attempt: an error (budget_exceeded) once
 // the budget is spent.
 func (b Budget) Check() error {
-	switch {
-	case b.MaxTokens > 0 && b.Tokens >= b.MaxTokens:
+	switch b.Spent() {
+	case LimitMaxTokens:
 		return sdk.Errorf(sdk.KindBudgetExceeded, "token budget of %d reached (%d used)", b.MaxTokens, b.Tokens)
-	case b.MaxUSD > 0 && b.CostUSD >= b.MaxUSD:
+	case LimitMaxUSD:
 		return sdk.Errorf(sdk.KindBudgetExceeded, "budget of $%.4f reached ($%.4f spent)", b.MaxUSD, b.CostUSD)
 	}
 	return nil
+}
+
+// Spent names the limit of b that is used up (used at or over its
+// maximum), tokens before dollars, or "".
+func (b Budget) Spent() string {
+	switch {
+	case b.MaxTokens > 0 && b.Tokens >= b.MaxTokens:
+		return LimitMaxTokens
+	case b.MaxUSD > 0 && b.CostUSD >= b.MaxUSD:
+		return LimitMaxUSD
+	}
+	return ""
 }
 
 // maxOutputSlack is how far past max_output (a quarter of it) the output
@@ -304,9 +315,9 @@ func (l *Loop) failed(ctx context.Context, err error) Outcome {
 		return l.limit(ctx, le.Limit)
 	}
 	if e.Kind == sdk.KindBudgetExceeded {
-		which := LimitMaxUSD
-		if l.cfg.MaxTokens > 0 && l.tokens >= l.cfg.MaxTokens {
-			which = LimitMaxTokens
+		which := l.Budget().Spent()
+		if which == "" {
+			which = LimitMaxUSD
 		}
 		return l.limit(ctx, which)
 	}
