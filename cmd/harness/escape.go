@@ -62,7 +62,7 @@ func isPlain(s string, oneLine bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x80 {
-			return plainUTF8(s[i:])
+			return plainUTF8(s[i:], oneLine)
 		}
 		if c == 0x7f || c < 0x20 && (oneLine || c != '\n' && c != '\t') {
 			return false
@@ -71,10 +71,11 @@ func isPlain(s string, oneLine bool) bool {
 	return true
 }
 
-func plainUTF8(s string) bool {
+func plainUTF8(s string, oneLine bool) bool {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r < 0x20 || r >= 0x7f && r <= 0x9f || hidden(r) {
+		if r == utf8.RuneError && size == 1 || r < 0x20 && (oneLine || r != '\n' && r != '\t') ||
+			r >= 0x7f && r <= 0x9f || hidden(r) {
 			return false
 		}
 		i += size

@@ -44,6 +44,20 @@ func TestVisible(t *testing.T) {
 	}
 }
 
+// TestIsPlainAfterUnicode: text with non-ASCII characters keeps the fast
+// path when its newlines and tabs may stay (a multi-line answer in any
+// language other than plain English), and leaves it when they may not.
+func TestIsPlainAfterUnicode(t *testing.T) {
+	t.Parallel()
+	const s = "ünïcode ✓\n\tnext line"
+	if !isPlain(s, false) {
+		t.Errorf("isPlain(%q, false) = false, want true", s)
+	}
+	if isPlain(s, true) {
+		t.Errorf("isPlain(%q, true) = true, want false", s)
+	}
+}
+
 func FuzzVisible(f *testing.F) {
 	f.Add(hostile)
 	f.Add("plain")
