@@ -236,9 +236,6 @@ func (s *Store) Claim(ctx context.Context, session, key string) (bool, error) {
 	}
 	claimed := false
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
-		if err := s.sessionExists(ctx, tx, session); err != nil {
-			return err
-		}
 		var err error
 		claimed, err = s.claimKey(ctx, tx, session, key)
 		return err
@@ -247,7 +244,11 @@ func (s *Store) Claim(ctx context.Context, session, key string) (bool, error) {
 }
 
 // claimKey records key in session's once_keys; false when it was there.
+// It fails with a not-found error when there is no such session.
 func (s *Store) claimKey(ctx context.Context, tx *sql.Tx, session, key string) (bool, error) {
+	if err := s.sessionExists(ctx, tx, session); err != nil {
+		return false, err
+	}
 	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO once_keys (session, key) VALUES (?, ?) ON CONFLICT DO NOTHING`), session, key)
 	if err != nil {
 		return false, err
@@ -286,9 +287,6 @@ func (s *Store) appendAll(ctx context.Context, session, key string, entries []En
 	done := false
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
 		if key != "" {
-			if err := s.sessionExists(ctx, tx, session); err != nil {
-				return err
-			}
 			claimed, err := s.claimKey(ctx, tx, session, key)
 			if done = !claimed; err != nil || done {
 				return err
