@@ -187,12 +187,8 @@ func (s *Store) migratePostgres(ctx context.Context) error {
 		if v > len(pgMigrations) {
 			return fmt.Errorf("schema version %d is newer than this harness understands (%d): upgrade harness", v, len(pgMigrations))
 		}
-		for i := v; i < len(pgMigrations); i++ {
-			for _, stmt := range pgMigrations[i] {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("migration %d: %w", i+1, err)
-				}
-			}
+		if err := applyMigrations(ctx, tx, pgMigrations, v); err != nil {
+			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO schema_version (id, version) VALUES (1, $1)
 			ON CONFLICT (id) DO UPDATE SET version = excluded.version`, len(pgMigrations))

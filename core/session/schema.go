@@ -123,17 +123,26 @@ func (s *Store) migrate(ctx context.Context) error {
 				return fmt.Errorf("create schema_version: %w", err)
 			}
 		}
-		for i := v; i < schemaVersion(); i++ {
-			for _, stmt := range migrations[i] {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("migration %d: %w", i+1, err)
-				}
-			}
+		if err := applyMigrations(ctx, tx, migrations, v); err != nil {
+			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO schema_version (id, version) VALUES (1, ?)
 			ON CONFLICT (id) DO UPDATE SET version = excluded.version`, schemaVersion())
 		return err
 	})
+}
+
+// applyMigrations runs the migrations of list that bring the schema from
+// version v to the last (migrations, or pgMigrations).
+func applyMigrations(ctx context.Context, tx *sql.Tx, list [][]string, v int) error {
+	for i := v; i < len(list); i++ {
+		for _, stmt := range list[i] {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("migration %d: %w", i+1, err)
+			}
+		}
+	}
+	return nil
 }
 
 func checkVersion(v int) error {
