@@ -5,7 +5,9 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,6 +54,30 @@ func TestNoSleepInTests(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatalf("no test files found under %s", root)
+	}
+}
+
+// TestUnmarkedSleepsAreCaught runs the check over a fixture that calls
+// time.Sleep, under another name, in the ways it must catch (the lines
+// marked "want": no marker, a marker without a reason, the function taken
+// as a value) and the ways it must allow.
+func TestUnmarkedSleepsAreCaught(t *testing.T) {
+	path := filepath.Join("testdata", "sleeps", "sleeps_test.go")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []int
+	for i, line := range strings.Split(string(src), "\n") {
+		if strings.HasSuffix(line, "// want") {
+			want = append(want, i+1)
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("the fixture marks no line")
+	}
+	if got := unmarkedSleeps(t, path); !slices.Equal(got, want) {
+		t.Errorf("flagged lines %v, want %v", got, want)
 	}
 }
 
