@@ -1,9 +1,10 @@
 package runner
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/harness-agent/harness/core/approval"
@@ -28,20 +29,10 @@ func protectedPaths(cfg *config.Config, storePath, stateDir, selfExe string) []a
 			out = append(out, approval.Protected{Path: abs, Why: why})
 		}
 	}
-	files := make([]string, 0, len(cfg.Files))
-	for name := range cfg.Files {
-		files = append(files, name)
-	}
-	sort.Strings(files)
-	for _, name := range files {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Files)) {
 		add(name, "a file of the agent's configuration")
 	}
-	inputs := make([]string, 0, len(cfg.Inputs))
-	for name := range cfg.Inputs {
-		inputs = append(inputs, name)
-	}
-	sort.Strings(inputs)
-	for _, name := range inputs {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Inputs)) {
 		add(name, "a file the agent's configuration reads (file() or a provider's script)")
 	}
 	if st, err := os.Stat(cfg.Path); err == nil && st.IsDir() {
