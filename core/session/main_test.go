@@ -27,7 +27,14 @@ func tempStore(t testing.TB) string {
 // newStore opens a store in a fresh folder, closed with the test.
 func newStore(t testing.TB) *Store {
 	t.Helper()
-	s, err := Open(tempStore(t))
+	return openForTest(t, tempStore(t))
+}
+
+// openForTest opens the store at path (a file or a PostgreSQL URL), closed
+// with the test.
+func openForTest(t testing.TB, path string) *Store {
+	t.Helper()
+	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,14 +77,5 @@ func eachStore(t *testing.T, f func(t *testing.T, s *Store)) {
 
 func newPostgresStore(t testing.TB) *Store {
 	t.Helper()
-	s, err := Open(pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return s
+	return openForTest(t, pgtest.URL(t))
 }
