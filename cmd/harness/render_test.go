@@ -93,6 +93,24 @@ func TestJSONModePrintsEventsOnlyOnStdout(t *testing.T) {
 	}
 }
 
+// The closing line's cache figures cover the whole session: usage of a
+// resumed session's earlier events (absorb) and usage seen in --json mode.
+func TestClosingCountsAbsorbedAndJSONModeUsage(t *testing.T) {
+	t.Parallel()
+	var human, jsonOut bytes.Buffer
+	r := newRenderer(&human, &jsonOut, true, display{})
+	usage := func(seq int64, data string) session.Event {
+		return session.Event{Seq: seq, Time: time.Unix(0, 0).UTC(), Session: "s-1", Type: "llm.usage", Data: json.RawMessage(data)}
+	}
+	r.absorb(usage(1, `{"prompt_tokens":100,"cache_hit_tokens":25,"cache_write_tokens":10}`))
+	r.absorb(session.Event{Seq: 2, Time: time.Unix(0, 0).UTC(), Session: "s-1", Type: "assistant.chunk", Data: json.RawMessage(`{"block":0,"kind":"text","delta":"hi"}`)})
+	r.event(usage(3, `{"prompt_tokens":100,"cache_hit_tokens":75,"cache_write_tokens":30}`))
+	r.closing("s-1", agent.Outcome{Status: agent.StatusCompleted}, agent.Totals{})
+	if line := human.String(); !strings.Contains(line, "(50% cache hits, 20% cache writes)") {
+		t.Fatalf("closing line %q, want the cache figures of both usage events", line)
+	}
+}
+
 // A terminal card shows the last lines of the output and says what it
 // leaves out, including what the terminal cut before the model saw it, so
 // the card and the model's view agree.
