@@ -92,16 +92,20 @@ func (r *renderer) style(code, s string) string {
 // absorb counts an earlier event of a resumed session (usage, for the
 // closing line's whole-session figures) without showing it.
 func (r *renderer) absorb(ev session.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.countUsageEvent(ev)
+}
+
+// countUsageEvent counts ev when it is an llm.usage event, the only one the
+// closing line needs, decoding nothing else.
+func (r *renderer) countUsageEvent(ev session.Event) {
 	if ev.Type != event.TypeLLMUsage {
 		return
 	}
-	u, err := event.As[event.LLMUsage](ev)
-	if err != nil {
-		return
+	if u, err := event.As[event.LLMUsage](ev); err == nil {
+		r.countUsage(u)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.countUsage(u)
 }
 
 func (r *renderer) countUsage(u event.LLMUsage) {
@@ -118,11 +122,7 @@ func (r *renderer) event(ev session.Event) {
 		if err == nil {
 			fmt.Fprintf(r.jsonOut, "%s\n", line)
 		}
-		if ev.Type == event.TypeLLMUsage { // the only event the closing line needs
-			if u, err := event.As[event.LLMUsage](ev); err == nil {
-				r.countUsage(u)
-			}
-		}
+		r.countUsageEvent(ev)
 		return // people see the closing line only
 	}
 	d, err := event.Decode(ev)
