@@ -83,10 +83,10 @@ const (
 const gutter = "  │ "
 
 func (r *renderer) style(code, s string) string {
-	if !r.disp.color || s == "" || code == "" {
+	if !r.disp.color {
 		return s
 	}
-	return code + s + ansiReset
+	return styled(code, s)
 }
 
 // absorb counts an earlier event of a resumed session (usage, for the
