@@ -38,8 +38,7 @@ func (c *cli) displayFor(w io.Writer) display {
 		d.color = true
 	case colorNever:
 	default:
-		_, noColor := os.LookupEnv("NO_COLOR")
-		d.color = tty && !dumb && !(noColor && os.Getenv("NO_COLOR") != "")
+		d.color = tty && !dumb && os.Getenv("NO_COLOR") == "" // no-color.org: set and not empty
 	}
 	if tty {
 		if f, ok := w.(interface{ Fd() uintptr }); ok {
