@@ -54,6 +54,40 @@ func startWorker(t *testing.T, dir, addr, queue string) (kill func()) {
 	return kill
 }
 
+// runDetached starts a session on Temporal with `harness run --engine
+// temporal --detach ARGS` in dir and returns its id.
+func runDetached(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	r := harness(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, append([]string{"run", "--engine", "temporal", "--detach"}, args...)...)
+	id := strings.Fields(strings.TrimPrefix(r.stdout, "session "))
+	if r.code != 0 || len(id) == 0 {
+		t.Fatalf("run --detach exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	return id[0]
+}
+
+// attach follows session id with `harness sessions attach --json` until it
+// ends, and fails unless it exits 0.
+func attach(t *testing.T, dir, id string) result {
+	t.Helper()
+	a := harness(t, dir, nil, "sessions", "attach", "--json", id)
+	if a.code != 0 {
+		t.Fatalf("sessions attach exit %d\nstdout:\n%s\nstderr:\n%s", a.code, a.stdout, a.stderr)
+	}
+	return a
+}
+
+// openStore opens the test's session store until the test ends.
+func openStore(t *testing.T) *session.Store {
+	t.Helper()
+	store, err := session.Open(storeFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	return store
+}
+
 // terminalTurn is a model turn that runs command with the terminal.
 func terminalTurn(command string) fakedeepseek.Turn {
 	args, _ := json.Marshal(map[string]string{"command": command})
@@ -131,11 +165,7 @@ func TestTemporalWorkerKilledMidSession(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "agent.hcl"), temporalAgent(fake.URL, addr, "q-kill"))
 	kill := startWorker(t, dir, addr, "q-kill")
 
-	r := harness(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, "run", "--engine", "temporal", "--detach", "agent.hcl", "Run the command")
-	if r.code != 0 {
-		t.Fatalf("run --detach exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
-	id := strings.Fields(strings.TrimPrefix(r.stdout, "session "))[0]
+	id := runDetached(t, dir, "agent.hcl", "Run the command")
 
 	// Wait until the command runs (its marker line is written).
 	testkit.WaitFor(t, func() bool {
@@ -148,10 +178,7 @@ func TestTemporalWorkerKilledMidSession(t *testing.T) {
 	}
 	startWorker(t, dir, addr, "q-kill")
 
-	a := harness(t, dir, nil, "sessions", "attach", "--json", id)
-	if a.code != 0 {
-		t.Fatalf("sessions attach exit %d\nstdout:\n%s\nstderr:\n%s", a.code, a.stdout, a.stderr)
-	}
+	attach(t, dir, id)
 	reqs := fake.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("the fake DeepSeek server got %d requests, want 2: the completed first one must not be sent again", len(reqs))
@@ -168,11 +195,7 @@ func TestTemporalWorkerKilledMidSession(t *testing.T) {
 	if b, _ := os.ReadFile(marker); strings.Count(string(b), "ran") != 1 {
 		t.Errorf("the writing call ran %d times, want once:\n%s", strings.Count(string(b), "ran"), b)
 	}
-	store, err := session.Open(storeFile(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := openStore(t)
 	info, err := store.Session(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
@@ -197,18 +220,11 @@ func TestTemporalApproveBySignal(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "agent.hcl"), cfg)
 	startWorker(t, dir, addr, "q-approve")
 
-	r := harness(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, "run", "--engine", "temporal", "--detach", "agent.hcl", "Run the command")
-	if r.code != 0 {
-		t.Fatalf("run --detach exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
-	id := strings.Fields(strings.TrimPrefix(r.stdout, "session "))[0]
-	store, err := session.Open(storeFile(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	id := runDetached(t, dir, "agent.hcl", "Run the command")
+	store := openStore(t)
 	var pending []session.Action
 	testkit.WaitFor(t, func() bool {
+		var err error
 		if pending, err = store.Actions(context.Background(), id, "pending"); err != nil {
 			t.Fatal(err)
 		}
@@ -221,10 +237,7 @@ func TestTemporalApproveBySignal(t *testing.T) {
 	if ap.code != 0 || !strings.Contains(ap.stdout, "runs on Temporal") {
 		t.Fatalf("actions approve exit %d\nstdout:\n%s\nstderr:\n%s", ap.code, ap.stdout, ap.stderr)
 	}
-	a := harness(t, dir, nil, "sessions", "attach", "--json", id)
-	if a.code != 0 {
-		t.Fatalf("sessions attach exit %d\nstdout:\n%s\nstderr:\n%s", a.code, a.stdout, a.stderr)
-	}
+	attach(t, dir, id)
 	if b, err := os.ReadFile(marker); err != nil || strings.TrimSpace(string(b)) != "yes" {
 		t.Errorf("the approved command did not run on the worker: %v %q", err, b)
 	}
@@ -260,26 +273,15 @@ func TestTemporalWorkerKilledMidStream(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "agent.hcl"), temporalAgent(fake.URL, addr, "q-stream"))
 	kill := startWorker(t, dir, addr, "q-stream")
 
-	r := harness(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, "run", "--engine", "temporal", "--detach", "agent.hcl", "What do the notes say?")
-	if r.code != 0 {
-		t.Fatalf("run --detach exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
-	id := strings.Fields(strings.TrimPrefix(r.stdout, "session "))[0]
-	store, err := session.Open(storeFile(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	id := runDetached(t, dir, "agent.hcl", "What do the notes say?")
+	store := openStore(t)
 	testkit.WaitFor(t, func() bool {
 		return slices.Contains(storedTypes(t, store, id), "assistant.chunk")
 	}, "the first attempt's partial answer to be in the store")
 	kill()
 	startWorker(t, dir, addr, "q-stream")
 
-	a := harness(t, dir, nil, "sessions", "attach", "--json", id)
-	if a.code != 0 {
-		t.Fatalf("sessions attach exit %d\nstdout:\n%s\nstderr:\n%s", a.code, a.stdout, a.stderr)
-	}
+	a := attach(t, dir, id)
 	if n := len(fake.Requests()); n != 2 {
 		t.Errorf("the fake got %d requests, want 2: the lost one and its resend", n)
 	}
@@ -446,16 +448,8 @@ func TestTemporalResume(t *testing.T) {
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Waiting."}))
 	ask := strings.Replace(temporalAgent(fake.URL, addr, "q-resume"), `terminal = "allow"`, "terminal   = \"ask\"\n    unattended = \"defer\"", 1)
 	writeFile(t, filepath.Join(dir, "ask.hcl"), ask)
-	d := harness(t, dir, env, "run", "--engine", "temporal", "--detach", "ask.hcl", "Run it")
-	if d.code != 0 {
-		t.Fatalf("run --detach: exit %d\n%s%s", d.code, d.stdout, d.stderr)
-	}
-	waiting := strings.Fields(strings.TrimPrefix(d.stdout, "session "))[0]
-	store, err := session.Open(storeFile(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	waiting := runDetached(t, dir, "ask.hcl", "Run it")
+	store := openStore(t)
 	testkit.WaitFor(t, func() bool {
 		acts, err := store.Actions(context.Background(), waiting, session.ActionStatusPending)
 		return err == nil && len(acts) == 1
@@ -575,11 +569,7 @@ func TestTemporalWorkflowFailureEndsTheSession(t *testing.T) {
 	fake := fakedeepseek.New(t, fakedeepseek.Scripted(fakedeepseek.Turn{Text: "never asked"}))
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "agent.hcl"), temporalAgent(fake.URL, addr, "q-fail"))
-	r := harness(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, "run", "--engine", "temporal", "--detach", "agent.hcl", "Say hello")
-	if r.code != 0 {
-		t.Fatalf("run --detach exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
-	id := strings.Fields(strings.TrimPrefix(r.stdout, "session "))[0]
+	id := runDetached(t, dir, "agent.hcl", "Say hello")
 	if err := os.Remove(filepath.Join(dir, "agent.hcl")); err != nil {
 		t.Fatal(err)
 	}
