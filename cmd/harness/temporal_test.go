@@ -21,10 +21,6 @@ import (
 	"github.com/harness-agent/harness/sdk/sdktest/fakedeepseek"
 )
 
-// temporalServer starts the Temporal CLI's dev server on free local ports
-// (internal/temporaltest) and returns its address.
-func temporalServer(t *testing.T) string { return temporaltest.Server(t) }
-
 // startWorker starts `harness worker` in its own process group (its plugins
 // with it); kill -9s the group.
 func startWorker(t *testing.T, dir, addr, queue string) (kill func()) {
@@ -111,7 +107,7 @@ engine "temporal" {
 }
 
 func TestTemporalTwoTurns(t *testing.T) {
-	addr := temporalServer(t)
+	addr := temporaltest.Server(t)
 	fake := fakedeepseek.New(t,
 		fakedeepseek.Scripted(readCall("c1", "notes.txt")),
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "The notes say hello."}))
@@ -151,7 +147,7 @@ func TestTemporalTwoTurns(t *testing.T) {
 // again, and the writing tool call that was in flight is not run again: the
 // model is told it was interrupted.
 func TestTemporalWorkerKilledMidSession(t *testing.T) {
-	addr := temporalServer(t)
+	addr := temporaltest.Server(t)
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "ran.txt")
 	// The command outlives the killed worker (the terminal runs it in its
@@ -209,7 +205,7 @@ func TestTemporalWorkerKilledMidSession(t *testing.T) {
 // actions approve` signals the workflow, a worker runs the call, and the
 // model hears of it and goes on.
 func TestTemporalApproveBySignal(t *testing.T) {
-	addr := temporalServer(t)
+	addr := temporaltest.Server(t)
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "approved.txt")
 	fake := fakedeepseek.New(t,
@@ -266,7 +262,7 @@ func storedTypes(t *testing.T, store *session.Store, id string) []string {
 // answer — with llm.retry between the lost attempt's partial output and
 // the new attempt's.
 func TestTemporalWorkerKilledMidStream(t *testing.T) {
-	addr := temporalServer(t)
+	addr := temporaltest.Server(t)
 	answer := fakedeepseek.Turn{Text: "The notes say hello, twice over."}
 	fake := fakedeepseek.New(t, fakedeepseek.Scripted(answer).StallAfter(3, 500*time.Millisecond), fakedeepseek.Scripted(answer))
 	dir := t.TempDir()
@@ -344,7 +340,7 @@ func shape(t *testing.T, evs []event) []string {
 // two-turn session with a tool call, and one a budget stops while the
 // response streams (exit 3, its usage recorded).
 func TestTemporalJSONStreamMatchesLocal(t *testing.T) {
-	addr := temporalServer(t)
+	addr := temporaltest.Server(t)
 	tests := []struct {
 		name  string
 		agent string
@@ -396,7 +392,7 @@ func TestTemporalJSONStreamMatchesLocal(t *testing.T) {
 // there is nothing left to do; a session whose workflow still runs (an
 // action waits for its approval) is refused: attach to it.
 func TestTemporalResume(t *testing.T) {
-	addr := temporalServer(t)
+	addr := temporaltest.Server(t)
 	dir := t.TempDir()
 	fake := fakedeepseek.New(t,
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "First answer."}),
@@ -466,7 +462,7 @@ func TestTemporalResume(t *testing.T) {
 // --yes on the Temporal engine approves, on the worker, what policy would
 // ask a person about, as locally.
 func TestTemporalYes(t *testing.T) {
-	addr := temporalServer(t)
+	addr := temporaltest.Server(t)
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "yes.txt")
 	fake := fakedeepseek.New(t,
@@ -493,7 +489,7 @@ func TestTemporalYes(t *testing.T) {
 // denied, although unattended is deny) and the answer goes to the workflow
 // as a signal: the call runs on the worker and the model hears of it.
 func TestTemporalInteractiveApprovalBySignal(t *testing.T) {
-	addr := temporalServer(t)
+	addr := temporaltest.Server(t)
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "asked.txt")
 	fake := fakedeepseek.New(t,
@@ -525,7 +521,7 @@ func TestTemporalInteractiveApprovalBySignal(t *testing.T) {
 // on the real server: the store and `actions list/show` say so, and the
 // model is told.
 func TestTemporalApprovalTimeout(t *testing.T) {
-	addr := temporalServer(t)
+	addr := temporaltest.Server(t)
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "never.txt")
 	fake := fakedeepseek.New(t,
@@ -565,7 +561,7 @@ func TestTemporalApprovalTimeout(t *testing.T) {
 // gone before any worker opened it) ends as an error: `sessions attach`
 // returns with it instead of following a session that never ends.
 func TestTemporalWorkflowFailureEndsTheSession(t *testing.T) {
-	addr := temporalServer(t)
+	addr := temporaltest.Server(t)
 	fake := fakedeepseek.New(t, fakedeepseek.Scripted(fakedeepseek.Turn{Text: "never asked"}))
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "agent.hcl"), temporalAgent(fake.URL, addr, "q-fail"))
