@@ -11,6 +11,7 @@ package temporaltest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -76,13 +77,44 @@ func Start(tb testing.TB) *Dev {
 		}
 		tb.Skipf("HARNESS_TEMPORAL=%s: %v", bin, err)
 	}
+	// The ports are free when picked, but another process may bind one
+	// before the server does: then it exits at once and is started again
+	// on other ports.
+	for attempt := 1; ; attempt++ {
+		dev, err := launch(tb, bin)
+		if err == nil {
+			return dev
+		}
+		var died *exitedError
+		if attempt < 3 && errors.As(err, &died) && strings.Contains(died.out, "address already in use") {
+			tb.Logf("temporal dev server: a port it was given was taken meanwhile; starting it again on others")
+			continue
+		}
+		tb.Fatal(err)
+	}
+}
+
+// exitedError is a dev server that exited before it was ready.
+type exitedError struct {
+	err error
+	out string
+}
+
+func (e *exitedError) Error() string {
+	return fmt.Sprintf("temporal dev server exited: %v\n%s", e.err, e.out)
+}
+
+// launch starts a dev server on free ports, stopped when the test ends, and
+// waits until it is ready.
+func launch(tb testing.TB, bin string) (*Dev, error) {
+	tb.Helper()
 	port, ui, httpPort, metrics := freePort(tb), freePort(tb), freePort(tb), freePort(tb)
 	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", fmt.Sprint(port), "--ui-port", fmt.Sprint(ui),
 		"--http-port", fmt.Sprint(httpPort), "--metrics-port", fmt.Sprint(metrics), "--db-filename", "", "--log-level", "error")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -112,14 +144,16 @@ func Start(tb testing.TB) *Dev {
 	})
 	switch {
 	case died:
-		tb.Fatalf("temporal dev server exited: %v\n%s", exit, out.String())
+		return nil, &exitedError{err: exit, out: out.String()}
 	case !ready:
-		tb.Fatalf("temporal dev server at %s not ready: %v\n%s", addr, err, out.String())
+		return nil, fmt.Errorf("temporal dev server at %s not ready: %v\n%s", addr, err, out.String())
 	}
-	return &Dev{Addr: addr, PID: cmd.Process.Pid}
+	return &Dev{Addr: addr, PID: cmd.Process.Pid}, nil
 }
 
-func freePort(tb testing.TB) int {
+// freePort picks a port nothing listens on now (a variable for the test
+// of a port taken meanwhile).
+var freePort = func(tb testing.TB) int {
 	tb.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
