@@ -74,17 +74,13 @@ func (c *cli) actionsShow(ctx context.Context, workspace, id string) error {
 	return err
 }
 
-// showPendingWrite adds the diff a pending write would make now.
+// showPendingWrite adds the diff a pending write or edit would make now.
 func (c *cli) showPendingWrite(ctx context.Context, store *session.Store, view *renderer, b *strings.Builder, a session.Action) {
-	var args struct {
-		Path    string `json:"path"`
-		Content string `json:"content"`
-	}
 	info, err := store.Session(ctx, a.Session)
-	if err != nil || json.Unmarshal(a.Arguments, &args) != nil || info.Workspace == "" {
+	if err != nil || info.Workspace == "" {
 		return
 	}
-	summary, diff, err := approval.WriteDiff(info.Workspace, args.Path, args.Content)
+	summary, diff, err := approval.PendingDiff(info.Workspace, a)
 	if err != nil {
 		fmt.Fprintf(b, "  diff: %s\n", visibleLine(err.Error()))
 		return

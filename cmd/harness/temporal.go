@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -293,20 +292,17 @@ func (c *cli) askBySignal(storePath string, cl client.Client, asker *ttyAsker) f
 			return err
 		}
 		a, err := store.Action(ctx, d.ActionID)
+		var info session.SessionInfo
+		if err == nil {
+			info, err = store.Session(ctx, a.Session)
+		}
 		_ = store.Close()
 		if err != nil || a.Status != session.ActionStatusPending {
 			return err
 		}
-		act := approval.Action{Action: a}
-		if a.Kind == session.ActionKindTerminal {
-			var args struct {
-				Command string `json:"command"`
-			}
-			if json.Unmarshal(a.Arguments, &args) == nil {
-				act.Command = args.Command
-			}
-		}
-		answer, err := asker.Ask(ctx, act)
+		// The same question as a local run: every simple command in full,
+		// a write's diff against the file now.
+		answer, err := asker.Ask(ctx, approval.Question(info.Workspace, a))
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil // stopped following: the action stays pending

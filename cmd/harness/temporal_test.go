@@ -493,13 +493,15 @@ func TestTemporalInteractiveApprovalBySignal(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "asked.txt")
 	fake := fakedeepseek.New(t,
-		fakedeepseek.Scripted(terminalTurn(fmt.Sprintf("echo yes > %s", marker))),
+		fakedeepseek.Scripted(terminalTurn(fmt.Sprintf("true && echo yes > %s", marker))),
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Waiting for the approval."}),
 		fakedeepseek.Scripted(fakedeepseek.Turn{Text: "Done: the command ran."}))
 	cfg := strings.Replace(temporalAgent(fake.URL, addr, "q-ask"), `terminal = "allow"`, `terminal = "ask"`, 1)
 	writeFile(t, filepath.Join(dir, "agent.hcl"), cfg)
 	startWorker(t, dir, addr, "q-ask")
 	s := startScreen(t, dir, []string{"TEST_DEEPSEEK_KEY=" + apiKey}, 120, "run", "--engine", "temporal", "agent.hcl", "Run the command")
+	// The same question as a local run: every simple command in full.
+	s.waitFor(`runs 2 simple commands:`)
 	s.waitFor(`approve terminal`)
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the command ran before it was approved")

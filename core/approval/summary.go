@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,9 @@ import (
 	udiff "github.com/aymanbagabas/go-udiff"
 
 	"github.com/harness-agent/harness/core/config"
+	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/core/shellpolicy"
+	"github.com/harness-agent/harness/internal/textedit"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -147,15 +151,63 @@ func countLines(s string) int {
 	return n
 }
 
-// WriteDiff is the summary and unified diff of a write_file of content to
-// path (as the model gave it) in workspace, against the file as it is now:
-// what `harness actions show` prints for a pending write.
-func WriteDiff(workspace, path, content string) (summary, diff string, err error) {
-	rel, err := workspacePath(workspace, path)
+// PendingDiff is the summary and unified diff of a stored write_file or
+// edit_file action in workspace, against the file as it is now: what a
+// person sees when the pipeline that proposed it is elsewhere (`harness
+// actions show`, the terminal of a run on the Temporal engine).
+func PendingDiff(workspace string, a session.Action) (summary, diff string, err error) {
+	var args struct {
+		textedit.Args
+		Content string `json:"content"`
+	}
+	if err := json.Unmarshal(a.Arguments, &args); err != nil {
+		return "", "", fmt.Errorf("%s: arguments: %v", a.Tool, err)
+	}
+	rel, err := workspacePath(workspace, args.Path)
 	if err != nil {
-		return "", "", fmt.Errorf("%q is %v %s", path, err, workspace)
+		return "", "", fmt.Errorf("%q is %v %s", args.Path, err, workspace)
 	}
 	ch := readChange(workspace, rel)
-	ch.after = content
-	return ch.summary(config.WriteFileTool, rel), ch.diff(rel), nil
+	ch.after = args.Content
+	if a.Tool == config.EditFileTool {
+		edits, err := args.List()
+		if err != nil {
+			return "", "", fmt.Errorf("edit_file: %v", err)
+		}
+		if !ch.readable() || !ch.exists {
+			return ch.summary(a.Tool, rel), "", nil
+		}
+		res, err := textedit.Apply(ch.before, edits)
+		if err != nil {
+			return "", "", fmt.Errorf("edit_file: %q: %v", args.Path, err)
+		}
+		ch.after = res.Text
+	}
+	return ch.summary(a.Tool, rel), ch.diff(rel), nil
+}
+
+// Question is the question about a stored pending action, for a person
+// asked away from the pipeline that proposed it: a terminal action's whole
+// command and every simple command it runs, a write's or edit's diff
+// against the file now in workspace (Reason and Scope stay empty: the
+// pipeline's rules are not here).
+func Question(workspace string, a session.Action) Action {
+	q := Action{Action: a}
+	switch a.Kind {
+	case session.ActionKindTerminal:
+		var args struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal(a.Arguments, &args) == nil {
+			q.Command = args.Command
+			for _, c := range shellpolicy.Classify(args.Command, shellpolicy.Policy{}).Commands {
+				q.Commands = append(q.Commands, c.Text)
+			}
+		}
+	case session.ActionKindWriteFile:
+		if _, diff, err := PendingDiff(workspace, a); err == nil {
+			q.Diff = diff
+		}
+	}
+	return q
 }
