@@ -109,11 +109,12 @@ func (c *coalescer) next() (StreamChunk, bool) {
 
 func (c *coalescer) run() {
 	defer close(c.done)
-	var held *StreamChunk // a chunk taken from the queue that did not merge
+	var held StreamChunk // a chunk taken from the queue that did not merge
+	holding := false
 	for {
 		var ch StreamChunk
-		if held != nil {
-			ch, held = *held, nil
+		if holding {
+			ch, holding = held, false
 		} else {
 			var ok bool
 			if ch, ok = c.next(); !ok {
@@ -121,7 +122,7 @@ func (c *coalescer) run() {
 			}
 		}
 		if ch.Type == ChunkBlockDelta {
-			ch, held = c.merge(ch)
+			ch, held, holding = c.merge(ch)
 		}
 		if err := c.send(ch); err != nil {
 			c.err = err // closing done wakes a blocked emit with it
@@ -132,13 +133,15 @@ func (c *coalescer) run() {
 
 // merge appends to first the deltas already queued behind it that may be
 // coalesced with it, and returns the merged delta and the first chunk it
-// took that did not merge (nil if none). It never waits for the queue.
-func (c *coalescer) merge(first StreamChunk) (StreamChunk, *StreamChunk) {
+// took that did not merge (held false if none). It never waits for the
+// queue. Chunks are passed by value: a pointer would move each taken
+// chunk to the heap, one allocation per delta.
+func (c *coalescer) merge(first StreamChunk) (StreamChunk, StreamChunk, bool) {
 	var text strings.Builder
-	var held *StreamChunk
+	var next StreamChunk
+	held := false
 	size := len(first.Text) // the merged text's length so far
 	for n := 1; n < maxCoalescedDeltas && size < maxCoalescedBytes; n++ {
-		var next StreamChunk
 		var ok bool
 		select {
 		case next, ok = <-c.queue:
@@ -148,7 +151,7 @@ func (c *coalescer) merge(first StreamChunk) (StreamChunk, *StreamChunk) {
 			break
 		}
 		if !canCoalesce(first, next) {
-			held = &next
+			held = true
 			break
 		}
 		if text.Len() == 0 {
@@ -160,5 +163,5 @@ func (c *coalescer) merge(first StreamChunk) (StreamChunk, *StreamChunk) {
 	if text.Len() > 0 {
 		first.Text = text.String()
 	}
-	return first, held
+	return first, next, held
 }
