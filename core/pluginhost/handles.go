@@ -41,24 +41,63 @@ func (t *ToolHandle) Describe(ctx context.Context) (sdk.PluginInfo, error) {
 		return sdk.PluginInfo{}, err
 	}
 	info, err := c.Describe(ctx)
+	if err == nil && c.OrdersConfigure() {
+		t.m.ordered.Store(true)
+	}
 	return info, t.m.callError(ctx, c, err)
 }
 
 // Configure implements sdk.ToolPlugin. The config is kept and replayed on
-// every fresh process.
+// every fresh process. It starts the plugin if needed; a plugin that
+// orders calls after Configure (every built-in, and a third-party plugin
+// whose Describe said so) is not waited for: the next call on the plugin
+// is sent at once, runs only once the plugin is configured, and fails with
+// this Configure's error if the plugin refused the configuration. Callers
+// that must know the answer now call Configured.
 func (t *ToolHandle) Configure(ctx context.Context, cfg sdk.PluginConfig) error {
-	return t.m.configure(ctx, func(ctx context.Context, raw any) error {
-		return raw.(*sdk.ToolClient).Configure(ctx, cfg)
+	return t.m.configure(ctx, func(ctx context.Context, raw any, seq uint64) error {
+		return raw.(*sdk.ToolClient).ConfigureSeq(ctx, cfg, seq)
 	})
 }
 
-// Execute implements sdk.ToolPlugin.
+// Configured waits until the running plugin has answered the last
+// Configure and returns its refusal, if any (starting and configuring a
+// fresh process if needed).
+func (t *ToolHandle) Configured(ctx context.Context) error {
+	_, err := t.client(ctx)
+	return err
+}
+
+// Execute implements sdk.ToolPlugin. Sent right behind a Configure not yet
+// answered (see Configure), it names it, and its outcome is the Configure's
+// failure when there is one.
 func (t *ToolHandle) Execute(ctx context.Context, call sdk.Call, progress sdk.Progress) (sdk.Result, error) {
-	c, err := t.client(ctx)
+	raw, p, err := t.m.pipelined(ctx)
 	if err != nil {
 		return sdk.Result{}, err
 	}
-	res, err := c.Execute(ctx, call, progress)
+	c := raw.(*sdk.ToolClient)
+	if p == nil {
+		res, err := c.Execute(ctx, call, progress)
+		return res, t.m.callError(ctx, c, err)
+	}
+	ectx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		// A Configure that failed in the host (the plugin never settled
+		// it) must not leave the plugin's side of the call waiting.
+		select {
+		case <-p.done:
+			if p.err != nil {
+				cancel()
+			}
+		case <-ectx.Done():
+		}
+	}()
+	res, err := c.ExecuteAfter(ectx, call, progress, p.seq)
+	if cerr := t.m.await(ctx, p); cerr != nil {
+		return sdk.Result{}, cerr
+	}
 	return res, t.m.callError(ctx, c, err)
 }
 
@@ -88,7 +127,7 @@ func (p *ProviderHandle) client(ctx context.Context) (*sdk.ProviderClient, error
 
 // Configure sends the provider block (JSON); it is replayed on restarts.
 func (p *ProviderHandle) Configure(ctx context.Context, config []byte) error {
-	return p.m.configure(ctx, func(ctx context.Context, raw any) error {
+	return p.m.configure(ctx, func(ctx context.Context, raw any, _ uint64) error {
 		return raw.(*sdk.ProviderClient).Configure(ctx, config)
 	})
 }

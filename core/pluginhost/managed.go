@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -33,19 +34,52 @@ type managed struct {
 	starts int       // processes started so far
 
 	// apply is the last configuration sent, replayed on every fresh
-	// process; appliedTo is the process (starts) it last reached.
+	// process; appliedTo is the process (starts) it last reached. seq
+	// numbers the Configure calls sent; pending is one sent without
+	// waiting for its answer (a plugin that orders calls after it).
 	cfgMu     sync.Mutex
-	apply     func(ctx context.Context, raw any) error
+	apply     func(ctx context.Context, raw any, seq uint64) error
 	appliedTo int
+	seq       uint64
+	pending   *pendingConfig
+	// ordered: a Describe of this plugin said it orders an Execute after
+	// the Configure it names; kept across restarts, which run the same
+	// pinned program.
+	ordered atomic.Bool
 }
 
-// configure records apply as the plugin's configuration and sends it.
-func (m *managed) configure(ctx context.Context, apply func(ctx context.Context, raw any) error) error {
+// pendingConfig is a Configure sent to the process of raw and not yet
+// known to be answered.
+type pendingConfig struct {
+	raw  any
+	gen  int
+	seq  uint64
+	done chan struct{} // closed once err is set
+	err  error
+}
+
+// configure records apply as the plugin's configuration and sends it. A
+// tool plugin that orders an Execute after the Configure it names gets it
+// without waiting for the answer, which the next call awaits and whose
+// failure fails that call; any other plugin is answered here.
+func (m *managed) configure(ctx context.Context, apply func(ctx context.Context, raw any, seq uint64) error) error {
 	m.cfgMu.Lock()
+	defer m.cfgMu.Unlock()
+	// Two Configures in flight at once could reach the plugin's handler
+	// in either order: the next is sent once the previous is answered.
+	if err := m.settle(ctx); err != nil {
+		return err
+	}
 	m.apply, m.appliedTo = apply, -1
-	m.cfgMu.Unlock()
-	_, err := m.configured(ctx)
-	return err
+	raw, err := m.client(ctx)
+	if err != nil {
+		return err
+	}
+	if m.orders(raw) {
+		m.send(ctx, raw)
+		return nil
+	}
+	return m.applyNow(ctx, raw)
 }
 
 // configured returns the client of a running process that has received
@@ -57,13 +91,125 @@ func (m *managed) configured(ctx context.Context) (any, error) {
 	}
 	m.cfgMu.Lock()
 	defer m.cfgMu.Unlock()
-	if gen := m.generation(); m.apply != nil && m.appliedTo != gen {
-		if err := m.apply(ctx, raw); err != nil {
-			return nil, m.callError(ctx, raw, err)
-		}
-		m.appliedTo = gen
+	if err := m.settle(ctx); err != nil {
+		return nil, err
+	}
+	if err := m.applyNow(ctx, raw); err != nil {
+		return nil, err
 	}
 	return raw, nil
+}
+
+// pipelined is configured for a call that the plugin runs only after the
+// Configure it names: it returns the Configure such a call must name (nil
+// when the process has its configuration) instead of waiting for it.
+func (m *managed) pipelined(ctx context.Context) (any, *pendingConfig, error) {
+	raw, err := m.client(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	m.cfgMu.Lock()
+	defer m.cfgMu.Unlock()
+	if p := m.pending; p != nil && p.raw == raw && !isClosed(p.done) {
+		return raw, p, nil
+	}
+	if err := m.settle(ctx); err != nil {
+		return nil, nil, err
+	}
+	if m.apply == nil || m.appliedTo == m.generation() {
+		return raw, nil, nil
+	}
+	if m.orders(raw) {
+		return raw, m.send(ctx, raw), nil
+	}
+	return raw, nil, m.applyNow(ctx, raw)
+}
+
+// orders reports whether the process of raw runs an Execute only after
+// the Configure it names: a built-in always (this SDK, in the harness
+// binary), a third-party tool plugin once its Describe said so.
+func (m *managed) orders(raw any) bool {
+	c, ok := raw.(*sdk.ToolClient)
+	return ok && (m.spec.Builtin || m.ordered.Load() || c.OrdersConfigure())
+}
+
+// applyNow sends the configuration to the process of raw and waits for
+// its answer, unless that process has it. Called with cfgMu held.
+func (m *managed) applyNow(ctx context.Context, raw any) error {
+	gen := m.generation()
+	if m.apply == nil || m.appliedTo == gen {
+		return nil
+	}
+	m.seq++
+	if err := m.apply(ctx, raw, m.seq); err != nil {
+		return m.callError(ctx, raw, err)
+	}
+	m.appliedTo = gen
+	return nil
+}
+
+// send sends the configuration to the process of raw without waiting for
+// its answer. Called with cfgMu held and no Configure pending. The call
+// outlives ctx's cancellation (a caller may cancel once Configure has
+// returned); a dead process ends it.
+func (m *managed) send(ctx context.Context, raw any) *pendingConfig {
+	m.seq++
+	p := &pendingConfig{raw: raw, gen: m.generation(), seq: m.seq, done: make(chan struct{})}
+	apply := m.apply
+	go func() {
+		p.err = apply(context.WithoutCancel(ctx), raw, p.seq)
+		close(p.done)
+	}()
+	m.pending = p
+	return p
+}
+
+// settle waits for the pending Configure, if any, and records its outcome:
+// on success the process has the configuration; a failure is left to the
+// next call, which sends the configuration again and gets the same answer
+// (as without pipelining). Called with cfgMu held.
+func (m *managed) settle(ctx context.Context) error {
+	p := m.pending
+	if p == nil {
+		return nil
+	}
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return m.callError(ctx, p.raw, ctx.Err())
+	}
+	m.pending = nil
+	if p.err == nil && p.gen == m.generation() && m.appliedTo == -1 {
+		m.appliedTo = p.gen
+	}
+	return nil
+}
+
+// await waits for the pending Configure p that a call named and returns
+// its failure as the call's error.
+func (m *managed) await(ctx context.Context, p *pendingConfig) error {
+	if !isClosed(p.done) {
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			return m.callError(ctx, p.raw, ctx.Err())
+		}
+	}
+	m.cfgMu.Lock()
+	defer m.cfgMu.Unlock()
+	if m.pending == p {
+		_ = m.settle(ctx)
+	}
+	return m.callError(ctx, p.raw, p.err)
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // client returns the dispensed gRPC client, starting the plugin if needed.

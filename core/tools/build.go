@@ -140,7 +140,11 @@ func describeFailures(cat *catalog.Catalog) string {
 	return b.String()
 }
 
-// configure sends a plugin its workspace and configuration.
+// configure sends a plugin its workspace and configuration. A third-party
+// plugin's answer is awaited, so a plugin that refuses its config block
+// fails the run's setup; a built-in (whose configuration the harness makes
+// itself) is not waited for: its first call follows the Configure at once
+// and would fail with its refusal (pluginhost.ToolHandle.Configure).
 func configure(ctx context.Context, s Setup, p catalog.Plugin) error {
 	raw, err := pluginConfig(s, p)
 	if err != nil {
@@ -150,7 +154,11 @@ func configure(ctx context.Context, s Setup, p catalog.Plugin) error {
 	if err != nil {
 		return err
 	}
-	if err := handle.Configure(ctx, sdk.PluginConfig{Workspace: s.Config.Workspace, Config: raw, Protected: s.Protected}); err != nil {
+	err = handle.Configure(ctx, sdk.PluginConfig{Workspace: s.Config.Workspace, Config: raw, Protected: s.Protected})
+	if err == nil && !p.Spec.Builtin {
+		err = handle.Configured(ctx)
+	}
+	if err != nil {
 		return fmt.Errorf("plugin %q refused its configuration: %w", p.Spec.Name, err)
 	}
 	return nil

@@ -312,6 +312,12 @@ type Describe_Response struct {
 	Tools         []*ToolSpec            `protobuf:"bytes,3,rep,name=tools,proto3" json:"tools,omitempty"`
 	// config_schema_json is a JSON Schema of the plugin's HCL config block, empty when it takes none.
 	ConfigSchemaJson []byte `protobuf:"bytes,4,opt,name=config_schema_json,json=configSchemaJson,proto3" json:"config_schema_json,omitempty"`
+	// ordered_configure says the plugin honours Configure.Request.seq and
+	// Execute.Request.after_configure, so a host may send an Execute without
+	// waiting for the Configure before it (see docs/protocol.md, "Pipelined
+	// Configure"). Added in protocol v1 without a version change: an older
+	// plugin leaves it false and gets Configure, its answer, then Execute.
+	OrderedConfigure bool `protobuf:"varint,5,opt,name=ordered_configure,json=orderedConfigure,proto3" json:"ordered_configure,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
@@ -374,6 +380,13 @@ func (x *Describe_Response) GetConfigSchemaJson() []byte {
 	return nil
 }
 
+func (x *Describe_Response) GetOrderedConfigure() bool {
+	if x != nil {
+		return x.OrderedConfigure
+	}
+	return false
+}
+
 type Configure_Request struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// workspace is the absolute path of the workspace root.
@@ -386,8 +399,11 @@ type Configure_Request struct {
 	// the session store. Added in protocol v1 without a version change: an
 	// older host sends none.
 	ProtectedPaths []string `protobuf:"bytes,3,rep,name=protected_paths,json=protectedPaths,proto3" json:"protected_paths,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// seq numbers the host's Configure calls to this process (1, 2, …; 0:
+	// unnumbered, an older host). An Execute names the seq it must follow.
+	Seq           uint64 `protobuf:"varint,4,opt,name=seq,proto3" json:"seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Configure_Request) Reset() {
@@ -441,6 +457,13 @@ func (x *Configure_Request) GetProtectedPaths() []string {
 	return nil
 }
 
+func (x *Configure_Request) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
 type Configure_Response struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Error         *commonv1.Error        `protobuf:"bytes,1,opt,name=error,proto3" json:"error,omitempty"`
@@ -492,6 +515,12 @@ type Execute_Request struct {
 	ArgumentsJson []byte                 `protobuf:"bytes,3,opt,name=arguments_json,json=argumentsJson,proto3" json:"arguments_json,omitempty"`
 	// deadline_unix_ms is the host's deadline for the call, 0 when none.
 	DeadlineUnixMs int64 `protobuf:"varint,4,opt,name=deadline_unix_ms,json=deadlineUnixMs,proto3" json:"deadline_unix_ms,omitempty"`
+	// after_configure, when not 0, is the seq of a Configure the host sent
+	// before this call without waiting for its answer: the plugin runs the
+	// call only once that Configure has completed, and answers it with that
+	// Configure's error, without running it, if the Configure failed. Only
+	// sent to a built-in or a plugin whose Describe reported ordered_configure.
+	AfterConfigure uint64 `protobuf:"varint,5,opt,name=after_configure,json=afterConfigure,proto3" json:"after_configure,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -550,6 +579,13 @@ func (x *Execute_Request) GetArgumentsJson() []byte {
 func (x *Execute_Request) GetDeadlineUnixMs() int64 {
 	if x != nil {
 		return x.DeadlineUnixMs
+	}
+	return 0
+}
+
+func (x *Execute_Request) GetAfterConfigure() uint64 {
+	if x != nil {
+		return x.AfterConfigure
 	}
 	return 0
 }
@@ -765,29 +801,32 @@ const file_toolv1_tool_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12*\n" +
 	"\x11input_schema_json\x18\x03 \x01(\fR\x0finputSchemaJson\x12A\n" +
-	"\fcapabilities\x18\x04 \x01(\v2\x1d.harness.tool.v1.CapabilitiesR\fcapabilities\"\xc9\x01\n" +
+	"\fcapabilities\x18\x04 \x01(\v2\x1d.harness.tool.v1.CapabilitiesR\fcapabilities\"\xf6\x01\n" +
 	"\bDescribe\x1a\t\n" +
-	"\aRequest\x1a\xb1\x01\n" +
+	"\aRequest\x1a\xde\x01\n" +
 	"\bResponse\x12\x1f\n" +
 	"\vplugin_name\x18\x01 \x01(\tR\n" +
 	"pluginName\x12%\n" +
 	"\x0eplugin_version\x18\x02 \x01(\tR\rpluginVersion\x12/\n" +
 	"\x05tools\x18\x03 \x03(\v2\x19.harness.tool.v1.ToolSpecR\x05tools\x12,\n" +
-	"\x12config_schema_json\x18\x04 \x01(\fR\x10configSchemaJson\"\xba\x01\n" +
-	"\tConfigure\x1aq\n" +
+	"\x12config_schema_json\x18\x04 \x01(\fR\x10configSchemaJson\x12+\n" +
+	"\x11ordered_configure\x18\x05 \x01(\bR\x10orderedConfigure\"\xcd\x01\n" +
+	"\tConfigure\x1a\x83\x01\n" +
 	"\aRequest\x12\x1c\n" +
 	"\tworkspace\x18\x01 \x01(\tR\tworkspace\x12\x1f\n" +
 	"\vconfig_json\x18\x02 \x01(\fR\n" +
 	"configJson\x12'\n" +
-	"\x0fprotected_paths\x18\x03 \x03(\tR\x0eprotectedPaths\x1a:\n" +
+	"\x0fprotected_paths\x18\x03 \x03(\tR\x0eprotectedPaths\x12\x10\n" +
+	"\x03seq\x18\x04 \x01(\x04R\x03seq\x1a:\n" +
 	"\bResponse\x12.\n" +
-	"\x05error\x18\x01 \x01(\v2\x18.harness.common.v1.ErrorR\x05error\"\xf4\x03\n" +
-	"\aExecute\x1a\x87\x01\n" +
+	"\x05error\x18\x01 \x01(\v2\x18.harness.common.v1.ErrorR\x05error\"\x9d\x04\n" +
+	"\aExecute\x1a\xb0\x01\n" +
 	"\aRequest\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12%\n" +
 	"\x0earguments_json\x18\x03 \x01(\fR\rargumentsJson\x12(\n" +
-	"\x10deadline_unix_ms\x18\x04 \x01(\x03R\x0edeadlineUnixMs\x1a6\n" +
+	"\x10deadline_unix_ms\x18\x04 \x01(\x03R\x0edeadlineUnixMs\x12'\n" +
+	"\x0fafter_configure\x18\x05 \x01(\x04R\x0eafterConfigure\x1a6\n" +
 	"\bProgress\x12\x16\n" +
 	"\x06stream\x18\x01 \x01(\tR\x06stream\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x1a\x97\x01\n" +
