@@ -1,8 +1,11 @@
 // Command testplugin is a tool plugin for the plugin host's tests: it can
-// crash, hang, report its environment and misbehave at start.
+// crash, hang, report its environment, refuse a configuration ({"refuse":
+// true}) and misbehave at start. With TESTPLUGIN_UNORDERED set it serves
+// as a plugin of an SDK from before pipelined Configure (see unordered.go).
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -18,6 +21,10 @@ func main() {
 		fmt.Println("hello from a plugin that prints before the handshake")
 	}
 	fmt.Fprintf(os.Stderr, "testplugin: serving pid %d\n", os.Getpid())
+	if os.Getenv("TESTPLUGIN_UNORDERED") != "" {
+		serveUnordered()
+		return
+	}
 	var workspace string
 	tool := func(name string, run func(context.Context, sdk.Call) (sdk.Result, error)) sdk.Tool {
 		return sdk.Tool{
@@ -31,6 +38,9 @@ func main() {
 		Name:    "testplugin",
 		Version: "0.0.1",
 		OnConfigure: func(_ context.Context, cfg sdk.PluginConfig) error {
+			if refused(cfg.Config) {
+				return errRefused
+			}
 			workspace = cfg.Workspace
 			return nil
 		},
@@ -74,4 +84,10 @@ func main() {
 			}),
 		},
 	})
+}
+
+var errRefused = sdk.Errorf(sdk.KindInvalidArgs, "testplugin refuses this configuration")
+
+func refused(config []byte) bool {
+	return bytes.Contains(config, []byte(`"refuse":true`))
 }

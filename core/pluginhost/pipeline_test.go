@@ -1,0 +1,127 @@
+package pluginhost_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/harness-agent/harness/core/pluginhost"
+	"github.com/harness-agent/harness/sdk"
+)
+
+var refuse = sdk.PluginConfig{Workspace: "/ws-refused", Config: json.RawMessage(`{"refuse":true}`)}
+
+func workspaceCall(t *testing.T, th *pluginhost.ToolHandle) (sdk.Result, error) {
+	t.Helper()
+	return th.Execute(context.Background(), sdk.Call{ID: "w", Tool: "workspace", Arguments: json.RawMessage(`{}`)}, nil)
+}
+
+// wantRefused checks err is the test plugin's refusal, as the plugin said it.
+func wantRefused(t *testing.T, what string, err error) {
+	t.Helper()
+	var se *sdk.Error
+	if !errors.As(err, &se) || se.Kind != sdk.KindInvalidArgs || !strings.Contains(se.Message, "refuses this configuration") {
+		t.Fatalf("%s: want the plugin's refusal (invalid_args), got %v", what, err)
+	}
+}
+
+func TestPipelinedConfigureRunsConfigured(t *testing.T) {
+	t.Parallel()
+	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Builtin: true})
+	th, _ := h.Tool("tp")
+	ctx := context.Background()
+	for _, ws := range []string{"/ws-one", "/ws-two"} {
+		if err := th.Configure(ctx, sdk.PluginConfig{Workspace: ws}); err != nil {
+			t.Fatal(err)
+		}
+		// Concurrent first calls all follow the Configure not yet answered.
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := workspaceCall(t, th)
+				if err != nil || res.Content != ws {
+					t.Errorf("call after Configure(%s): %q %v", ws, res.Content, err)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	if err := th.Configured(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPipelinedConfigureRefusalFailsTheCall(t *testing.T) {
+	t.Parallel()
+	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Builtin: true})
+	th, _ := h.Tool("tp")
+	ctx := context.Background()
+	if err := th.Configure(ctx, refuse); err != nil {
+		t.Fatalf("a built-in's Configure is not waited for, yet it returned %v", err)
+	}
+	res, err := workspaceCall(t, th)
+	wantRefused(t, "the call after a refused Configure", err)
+	if res.Content != "" {
+		t.Errorf("the call ran unconfigured: %q", res.Content)
+	}
+	// As without pipelining, every later call sends the configuration
+	// again and gets the same answer.
+	_, err = workspaceCall(t, th)
+	wantRefused(t, "a second call", err)
+	wantRefused(t, "Configured", th.Configured(ctx))
+
+	if err := th.Configure(ctx, sdk.PluginConfig{Workspace: "/ws-good"}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := workspaceCall(t, th); err != nil || res.Content != "/ws-good" {
+		t.Fatalf("after a good Configure: %q %v", res.Content, err)
+	}
+}
+
+func TestThirdPartyPipelinesOnlyOnceItSaysSo(t *testing.T) {
+	t.Parallel()
+	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Path: testPlugin, SHA256: sha(t, testPlugin)})
+	th, _ := h.Tool("tp")
+	ctx := context.Background()
+	// Not described yet: nothing says the plugin orders its calls.
+	wantRefused(t, "Configure before Describe", th.Configure(ctx, refuse))
+	if _, err := th.Describe(ctx); err == nil {
+		t.Fatal("Describe after a refused Configure should fail as every call does")
+	}
+	if err := th.Configure(ctx, sdk.PluginConfig{Workspace: "/ws"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := th.Describe(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := th.Configure(ctx, refuse); err != nil {
+		t.Fatalf("after its Describe said ordered_configure, Configure is not waited for, yet it returned %v", err)
+	}
+	_, err := workspaceCall(t, th)
+	wantRefused(t, "the call after a refused Configure", err)
+}
+
+func TestUnorderedPluginGetsConfigureAnsweredFirst(t *testing.T) {
+	t.Parallel()
+	h := newHost(t, pluginhost.Spec{Name: "old", Kind: sdk.PluginTool, Path: testPlugin, SHA256: sha(t, testPlugin),
+		Env: []string{"TESTPLUGIN_UNORDERED=1"}})
+	th, _ := h.Tool("old")
+	ctx := context.Background()
+	if _, err := th.Describe(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wantRefused(t, "Configure of a plugin without ordered_configure", th.Configure(ctx, refuse))
+	for _, ws := range []string{"/ws-one", "/ws-two"} {
+		if err := th.Configure(ctx, sdk.PluginConfig{Workspace: ws}); err != nil {
+			t.Fatal(err)
+		}
+		if res, err := workspaceCall(t, th); err != nil || res.Content != ws {
+			t.Fatalf("call after Configure(%s): %q %v", ws, res.Content, err)
+		}
+	}
+}
