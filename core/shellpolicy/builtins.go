@@ -55,7 +55,7 @@ func (c *context) builtin(name string, cl call) {
 		c.names(cl, "unset", operands(args, ""))
 	case "let":
 		for _, a := range args {
-			if a.dynamic || !numeral.MatchString(a.text) {
+			if a.dynamic || !numeral().MatchString(a.text) {
 				c.block("%q %s", joinWords(cl.words), arithmNote)
 				return
 			}

@@ -3,6 +3,7 @@ package shellpolicy
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -19,7 +20,7 @@ const arithmNote = "evaluates arithmetic on a value known only when it runs (bas
 
 // numeral is an integer constant as bash arithmetic reads it: decimal,
 // octal, 0x hexadecimal or BASE#DIGITS.
-var numeral = regexp.MustCompile(`^(0[xX][0-9a-fA-F]+|[0-9]+(#[0-9a-zA-Z@_]+)?)$`)
+var numeral = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(0[xX][0-9a-fA-F]+|[0-9]+(#[0-9a-zA-Z@_]+)?)$`) })
 
 // literalArithm reports whether every operand of x is a literal number.
 func literalArithm(x syntax.ArithmExpr) bool {
@@ -41,7 +42,7 @@ func literalArithm(x syntax.ArithmExpr) bool {
 // isNumeral reports whether w is a number written out, nothing expanded.
 func isNumeral(w *syntax.Word) bool {
 	v, ok := staticValue(w, syntax.LangBash)
-	return ok && numeral.MatchString(strings.TrimPrefix(strings.TrimPrefix(v, "-"), "+"))
+	return ok && numeral().MatchString(strings.TrimPrefix(strings.TrimPrefix(v, "-"), "+"))
 }
 
 // arithm blocks the arithmetic x, found in node n, unless it is literal.
@@ -121,7 +122,7 @@ func plainName(s string) bool {
 		return syntax.ValidName(s)
 	}
 	sub, closed := strings.CutSuffix(sub, "]")
-	return closed && syntax.ValidName(name) && numeral.MatchString(sub)
+	return closed && syntax.ValidName(name) && numeral().MatchString(sub)
 }
 
 // zshGlob blocks the glob qualifiers of zsh, *(e:'cmd':), which run code.

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/hashicorp/hcl/v2/hclwrite"
@@ -31,7 +32,9 @@ const (
 	KindProvider = "provider"
 )
 
-var validName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
+// validName is compiled on first use: its bounded repetition makes a large
+// program that every process (each plugin included) would pay at init.
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`) })
 
 // Options say what to write.
 type Options struct {
@@ -50,7 +53,7 @@ type data struct {
 // Write writes the plugin module and returns the paths written, relative
 // to Dir.
 func Write(o Options) ([]string, error) {
-	if !validName.MatchString(o.Name) {
+	if !validName().MatchString(o.Name) {
 		return nil, fmt.Errorf("plugin name %q: use lower-case letters, digits and dashes, starting with a letter (at most 40)", o.Name)
 	}
 	if o.Kind != KindTool && o.Kind != KindProvider {

@@ -16,10 +16,12 @@ const listToolName = "list_files"
 //go:embed list_files.md
 var listDescription string
 
-var listSchema = schema.Object(
-	schema.String("pattern", "Glob of the paths to list, e.g. *.go (base names) or src/**/*_test.go (paths); default everything."),
-	schema.String("path", "Sub-folder of the workspace to list; default the whole workspace."),
-).JSON()
+func listSchema() []byte {
+	return schema.Object(
+		schema.String("pattern", "Glob of the paths to list, e.g. *.go (base names) or src/**/*_test.go (paths); default everything."),
+		schema.String("path", "Sub-folder of the workspace to list; default the whole workspace."),
+	).JSON()
+}
 
 type listArgs struct {
 	Pattern string `json:"pattern"`

@@ -15,15 +15,19 @@ import (
 //go:embed search_workspace.md
 var description string
 
-var inputSchema = schema.Object(
-	schema.String("query", "Literal text, or a Go regular expression when regex is true.").Required(),
-	schema.Boolean("regex", "Treat query as a regular expression.").Default(false),
-	schema.String("path", "Sub-folder or file of the workspace to search; default the whole workspace."),
-	schema.String("glob", "Only files matching this glob, e.g. *.go or src/**/*.ts."),
-	schema.Integer("max_results", "Maximum hits to return (total still counts all).").Min(1).Max(2000),
-	schema.Integer("context_lines", "Lines of context around each hit.").Min(0).Max(engine.MaxContextLines),
-	schema.Boolean("ignore_case", "Match case-insensitively.").Default(false),
-).JSON()
+// inputSchema is built by New, not at init: a process serving another
+// plugin does not pay for it.
+func inputSchema() []byte {
+	return schema.Object(
+		schema.String("query", "Literal text, or a Go regular expression when regex is true.").Required(),
+		schema.Boolean("regex", "Treat query as a regular expression.").Default(false),
+		schema.String("path", "Sub-folder or file of the workspace to search; default the whole workspace."),
+		schema.String("glob", "Only files matching this glob, e.g. *.go or src/**/*.ts."),
+		schema.Integer("max_results", "Maximum hits to return (total still counts all).").Min(1).Max(2000),
+		schema.Integer("context_lines", "Lines of context around each hit.").Min(0).Max(engine.MaxContextLines),
+		schema.Boolean("ignore_case", "Match case-insensitively.").Default(false),
+	).JSON()
+}
 
 // New returns the search plugin: search_workspace and list_files.
 func New() *sdk.ToolSet {
@@ -35,7 +39,7 @@ func New() *sdk.ToolSet {
 			Spec: sdk.ToolSpec{
 				Name:         "search_workspace",
 				Description:  description,
-				InputSchema:  inputSchema,
+				InputSchema:  inputSchema(),
 				Capabilities: sdk.Capabilities{Reads: true},
 			},
 			Run: t.run,
@@ -43,7 +47,7 @@ func New() *sdk.ToolSet {
 			Spec: sdk.ToolSpec{
 				Name:         listToolName,
 				Description:  listDescription,
-				InputSchema:  listSchema,
+				InputSchema:  listSchema(),
 				Capabilities: sdk.Capabilities{Reads: true},
 			},
 			Run: t.list,
