@@ -194,7 +194,8 @@ func (l *Loop) Run(ctx context.Context, msgs []sdk.Message) ([]sdk.Message, Outc
 			return msgs, Outcome{Status: status, Text: msg.Text}
 		}
 		outcomes := l.runTools(ctx, msg.ToolCalls)
-		if l.recordErr != nil { // the batch's deferred results could not be committed
+		l.keepErr(l.failedCommit())
+		if l.recordErr != nil { // the batch's results could not be committed
 			return msgs, l.failed(ctx, l.recordErr)
 		}
 		for _, o := range outcomes {
@@ -388,7 +389,7 @@ type announcer interface {
 
 // deferringTools is implemented by tools that can leave a call's last
 // events (its tool.result) to the recorder's next commit
-// (*tools.Executor): the loop flushes at the end of each batch of calls.
+// (*tools.Executor).
 type deferringTools interface {
 	RunDeferred(ctx context.Context, call sdk.Call) tools.Outcome
 }
@@ -420,8 +421,12 @@ func sdkCalls(toolCalls []sdk.ToolCall) []sdk.Call {
 
 // runTools runs a turn's calls: the read-only ones concurrently, the
 // others one after another, results in call order. With a deferring
-// recorder a call's tool.result is committed with the next call's
-// tool.call, or with the other results of its batch at the end.
+// recorder a call's tool.result is deferred: committed in the background
+// (as soon as the commit before it is done) or, at the latest, with the
+// next call's tool.call. Nothing waits for the last results' commit: the
+// next model request only reads them (a kill before they are committed
+// leaves an unfinished turn, which --resume drops), and whatever acts on
+// the world next (a tool call) is committed after them.
 func (l *Loop) runTools(ctx context.Context, toolCalls []sdk.ToolCall) []tools.Outcome {
 	out := make([]tools.Outcome, len(toolCalls))
 	calls := sdkCalls(toolCalls)
@@ -429,8 +434,7 @@ func (l *Loop) runTools(ctx context.Context, toolCalls []sdk.ToolCall) []tools.O
 	run := l.tools.Run
 	if dt, ok := l.tools.(deferringTools); ok {
 		if _, ok := l.rec.(event.Deferrer); ok {
-			run = dt.RunDeferred
-			defer func() { l.keepErr(event.Flush(context.WithoutCancel(ctx), l.rec)) }()
+			run = dt.RunDeferred // committed in the background, or by the next commit
 		}
 	}
 	var wg sync.WaitGroup
@@ -488,9 +492,10 @@ func (l *Loop) record(ctx context.Context, d event.Data) {
 	}
 }
 
-// deferRecord is record for an event that may wait for the next commit:
-// held while holding, else deferred when the recorder defers (committed
-// with the next event recorded, or at release), else committed now.
+// deferRecord is record for an event nothing acts on the world after
+// (llm.request, assistant.chunk, llm.usage): held while holding, else
+// deferred when the recorder defers (committed in the background, and at
+// the latest by the next commit the loop waits for), else committed now.
 func (l *Loop) deferRecord(ctx context.Context, d event.Data) {
 	if !l.heldIfHolding(d) {
 		l.keepErr(event.Defer(context.WithoutCancel(ctx), l.rec, d))
@@ -505,6 +510,19 @@ func (l *Loop) heldIfHolding(d event.Data) bool {
 		l.held = append(l.held, d)
 	}
 	return l.holding
+}
+
+// failer is implemented by a recorder that commits deferred events in the
+// background (*tools.StoreRecorder): Failed returns a commit's failure
+// already known, without waiting for a commit under way.
+type failer interface{ Failed() error }
+
+// failedCommit is the recorder's background failure known so far.
+func (l *Loop) failedCommit() error {
+	if f, ok := l.rec.(failer); ok {
+		return f.Failed()
+	}
+	return nil
 }
 
 func (l *Loop) keepErr(err error) {
@@ -570,9 +588,6 @@ type observer struct {
 	pending strings.Builder
 	since   time.Time
 	timer   *time.Timer
-	// deferring: the attempt has ended (OnUsage); its last deltas wait for
-	// the next commit.
-	deferring bool
 }
 
 const (
@@ -595,7 +610,7 @@ func (o *observer) OnRequest(info llm.RequestInfo) {
 		data.Fallback = info.Fallback
 	}
 	data.HookMetadata = info.Metadata
-	o.loop.record(o.ctx, data)
+	o.loop.deferRecord(o.ctx, data)
 	o.requested = true
 }
 
@@ -611,7 +626,7 @@ func (o *observer) ensureRequestLocked() {
 		return
 	}
 	o.requested = true
-	o.loop.record(o.ctx, *o.request)
+	o.loop.deferRecord(o.ctx, *o.request)
 }
 
 func (o *observer) OnRetry(attempt int, kind sdk.ErrorKind, delay time.Duration) {
@@ -654,28 +669,30 @@ func (o *observer) flushLocked() {
 	if o.pending.Len() == 0 {
 		return
 	}
-	d := event.AssistantChunk{Block: o.block, Kind: o.kind, Delta: o.pending.String()}
-	if o.deferring {
-		o.loop.deferRecord(o.ctx, d)
-	} else {
-		o.loop.record(o.ctx, d)
-	}
+	o.loop.deferRecord(o.ctx, event.AssistantChunk{Block: o.block, Kind: o.kind, Delta: o.pending.String()})
 	o.pending.Reset()
 }
 
 // OnUsage ends an attempt: its last deltas, its llm.usage event and its
-// usage row are deferred to the next commit (when the recorder defers),
-// which is the request's closing one, or the llm.retry of a failed attempt.
+// usage row are deferred (when the recorder defers): committed in the
+// background, the row with the event (it is metered first, so the
+// recorder queues it with the event that follows).
 func (o *observer) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.ensureRequestLocked()
-	o.deferring = true
-	defer func() { o.deferring = false }()
 	o.flushLocked()
 	l := o.loop
 	l.tokens += u.PromptTokens + u.CompletionTokens
 	l.cost += cost
+	if l.meter != nil {
+		_ = l.meter.RecordUsage(context.WithoutCancel(o.ctx), session.Usage{
+			Session: l.cfg.Session, Turn: l.turn, Model: b.Name,
+			PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
+			CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens,
+			ReasoningTokens: u.ReasoningTokens, CostUSD: cost,
+		})
+	}
 	l.deferRecord(o.ctx, event.LLMUsage{
 		Turn:             l.turn,
 		Model:            b.Name,
@@ -689,14 +706,6 @@ func (o *observer) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
 		Estimated:        l.cutEstimated,
 	})
 	l.cutEstimated = false
-	if l.meter != nil {
-		_ = l.meter.RecordUsage(context.WithoutCancel(o.ctx), session.Usage{
-			Session: l.cfg.Session, Turn: l.turn, Model: b.Name,
-			PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
-			CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens,
-			ReasoningTokens: u.ReasoningTokens, CostUSD: cost,
-		})
-	}
 }
 
 // usageObserver meters a side request (the summarizer's) without recording

@@ -47,9 +47,18 @@ func SessionRecorder(store *session.Store, id string) *StoreRecorder {
 // StoreRecorder commits the events of one session to a store and hands
 // each to Sink once it is committed, in sequence order: an event is never
 // shown before it is in the store. It defers (event.Deferrer): a deferred
-// event, and a usage row given to RecordUsage, are committed in the
-// transaction of the next Record, RecordAll or Flush, before that call's
-// own events. It is safe for concurrent use.
+// event is committed in the background as soon as the commit before it is
+// done (the events deferred meanwhile go together in the next commit), or
+// at the latest by the next Record, RecordAll, RecordOnce or Flush, before
+// that call's own events. A usage row given to RecordUsage is committed with
+// the event queued next. One commit runs at a time, so the order of the
+// store and of Sink is the order events were queued in.
+//
+// When a background commit fails, neither its events nor those deferred
+// after them are stored or shown, and the next Record, RecordAll,
+// RecordOnce, Flush or Failed returns the error (once) and drops its own
+// events too: whoever acts on the world after committing stops there. It
+// is safe for concurrent use.
 type StoreRecorder struct {
 	Store   *session.Store
 	Session string
@@ -61,7 +70,21 @@ type StoreRecorder struct {
 
 	mu      sync.Mutex
 	pending []session.Entry
-	usage   []session.Usage
+	usage   []queuedUsage
+	queued  int // entries ever queued: the index of the next one
+	// busy: a commit is under way (in the background goroutine, which
+	// holds it until nothing is pending, or in a caller); only its holder
+	// touches the store. idle is signalled when it is let go.
+	busy bool
+	idle sync.Cond
+	// err is the background commit's failure, until a caller returns it.
+	err error
+}
+
+// queuedUsage is a usage row and the entry it is committed with.
+type queuedUsage struct {
+	session.Usage
+	with int // the index of that entry (see queued)
 }
 
 var _ event.Deferrer = (*StoreRecorder)(nil)
@@ -74,35 +97,72 @@ func (r *StoreRecorder) Record(ctx context.Context, d event.Data) error {
 // RecordAll commits what was deferred and ds in one transaction, then hands
 // them to Sink; when the commit fails none of them is shown (nor kept).
 func (r *StoreRecorder) RecordAll(ctx context.Context, ds ...event.Data) error {
+	entries := r.entries(ds)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, d := range ds {
-		r.pending = append(r.pending, r.entry(d))
+	r.queueLocked(entries)
+	if err := r.acquireLocked(); err != nil {
+		return err
 	}
-	return r.commitLocked(ctx)
+	defer r.releaseLocked(ctx, false)
+	return r.commitLocked(ctx, false)
 }
 
-// Defer adds d to what the next commit holds.
-func (r *StoreRecorder) Defer(_ context.Context, d event.Data) {
+// Defer adds d to what the next commit holds, and starts that commit in
+// the background unless one is under way (it takes d next).
+func (r *StoreRecorder) Defer(ctx context.Context, d event.Data) {
+	entry := r.entry(d)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.pending = append(r.pending, r.entry(d))
+	r.queueLocked([]session.Entry{entry})
+	if !r.busy && r.err == nil {
+		r.busy = true
+		go r.background(context.WithoutCancel(ctx))
+	}
 }
 
-// Flush commits what was deferred.
+// Flush commits what was deferred and returns once nothing is pending nor
+// being committed, in the background or by another caller (no goroutine of
+// r runs then, unless another Defer starts one).
 func (r *StoreRecorder) Flush(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.commitLocked(ctx)
+	if err := r.acquireLocked(); err != nil {
+		return err
+	}
+	defer r.releaseLocked(ctx, true)
+	for len(r.pending) > 0 || len(r.usage) > 0 {
+		if err := r.commitLocked(ctx, false); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// RecordUsage meters a model request (agent.Meter) in the next commit: the
-// llm.usage event that goes with it is recorded next to it.
+// Failed returns, once, the failure of a background commit that already
+// failed, without waiting for one under way: nil while none did.
+func (r *StoreRecorder) Failed() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.takeErrLocked()
+}
+
+// RecordUsage meters a model request (agent.Meter): the row is committed
+// with the event queued next (its llm.usage event), or by the next commit
+// a caller makes.
 func (r *StoreRecorder) RecordUsage(_ context.Context, u session.Usage) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.usage = append(r.usage, u)
+	r.usage = append(r.usage, queuedUsage{u, r.queued})
 	return nil
+}
+
+func (r *StoreRecorder) entries(ds []event.Data) []session.Entry {
+	entries := make([]session.Entry, len(ds))
+	for i, d := range ds {
+		entries[i] = r.entry(d)
+	}
+	return entries
 }
 
 func (r *StoreRecorder) entry(d event.Data) session.Entry {
@@ -113,12 +173,87 @@ func (r *StoreRecorder) entry(d event.Data) session.Entry {
 	return session.Entry{Type: d.EventType(), Data: data}
 }
 
-func (r *StoreRecorder) commitLocked(ctx context.Context) error {
-	entries, usage := r.pending, r.usage
-	r.pending, r.usage = nil, nil
+func (r *StoreRecorder) queueLocked(entries []session.Entry) {
+	r.pending = append(r.pending, entries...)
+	r.queued += len(entries)
+}
+
+// acquireLocked waits until no commit is under way and takes the right to
+// commit; after a background failure it drops what is pending and
+// returns the failure instead.
+func (r *StoreRecorder) acquireLocked() error {
+	if r.idle.L == nil {
+		r.idle.L = &r.mu
+	}
+	for r.busy {
+		r.idle.Wait()
+	}
+	if err := r.takeErrLocked(); err != nil {
+		return err
+	}
+	r.busy = true
+	return nil
+}
+
+// releaseLocked lets the right to commit go: to a background commit of
+// what was deferred meanwhile, unless wait (Flush, whose caller waits
+// for everything) or it failed.
+func (r *StoreRecorder) releaseLocked(ctx context.Context, wait bool) {
+	if !wait && r.err == nil && len(r.pending) > 0 {
+		go r.background(context.WithoutCancel(ctx))
+		return
+	}
+	r.busy = false
+	r.idle.Broadcast()
+}
+
+func (r *StoreRecorder) takeErrLocked() error {
+	err := r.err
+	if err != nil {
+		r.err = nil
+		r.pending, r.usage = nil, nil
+	}
+	return err
+}
+
+// background commits what is deferred until nothing is, or a commit fails
+// (its error waits for a caller).
+func (r *StoreRecorder) background(ctx context.Context) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.idle.L == nil {
+		r.idle.L = &r.mu
+	}
+	for len(r.pending) > 0 && r.err == nil {
+		r.err = r.commitLocked(ctx, true)
+	}
+	r.busy = false
+	r.idle.Broadcast()
+}
+
+// commitLocked commits what is pending, with r.mu unlocked while the store
+// works (r.busy keeps other commits out), then hands it to Sink. A
+// background commit leaves the usage rows whose event is not queued yet.
+func (r *StoreRecorder) commitLocked(ctx context.Context, background bool) error {
+	entries := r.pending
+	var usage []session.Usage
+	keep := r.usage[:0]
+	for _, u := range r.usage {
+		if background && u.with >= r.queued {
+			keep = append(keep, u)
+		} else {
+			usage = append(usage, u.Usage)
+		}
+	}
+	r.pending, r.usage = nil, keep
+	if len(keep) == 0 {
+		r.usage = nil
+	}
 	if len(entries) == 0 && len(usage) == 0 {
 		return nil
 	}
+	r.mu.Unlock()
+	defer r.mu.Lock()
 	var evs []session.Event
 	var err error
 	if len(entries) == 1 && len(usage) == 0 {
@@ -149,15 +284,18 @@ func (r *StoreRecorder) shown(evs []session.Event, err error) error {
 // (session.Store.AppendAllOnce), after what was deferred: a retried
 // Temporal activity that commits them again stores and shows nothing twice.
 func (r *StoreRecorder) RecordOnce(ctx context.Context, key string, ds []event.Data, usage []session.Usage) error {
+	entries := r.entries(ds)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.commitLocked(ctx); err != nil {
+	if err := r.acquireLocked(); err != nil {
 		return err
 	}
-	entries := make([]session.Entry, len(ds))
-	for i, d := range ds {
-		entries[i] = r.entry(d)
+	defer r.releaseLocked(ctx, false)
+	if err := r.commitLocked(ctx, false); err != nil {
+		return err
 	}
+	r.mu.Unlock()
+	defer r.mu.Lock()
 	return r.shown(r.Store.AppendAllOnce(ctx, r.Session, key, entries, usage...))
 }
 
