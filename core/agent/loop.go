@@ -421,9 +421,9 @@ func sdkCalls(toolCalls []sdk.ToolCall) []sdk.Call {
 
 // runTools runs a turn's calls: the read-only ones concurrently, the
 // others one after another, results in call order. With a deferring
-// recorder a call's tool.result is deferred: committed in the background
-// (as soon as the commit before it is done) or, at the latest, with the
-// next call's tool.call. Nothing waits for the last results' commit: the
+// recorder a call's tool.result is deferred: committed with the next
+// call's tool.call, and the batch's last ones in the background. Nothing
+// waits for the last results' commit: the
 // next model request only reads them (a kill before they are committed
 // leaves an unfinished turn, which --resume drops), and whatever acts on
 // the world next (a tool call) is committed after them.
@@ -434,7 +434,8 @@ func (l *Loop) runTools(ctx context.Context, toolCalls []sdk.ToolCall) []tools.O
 	run := l.tools.Run
 	if dt, ok := l.tools.(deferringTools); ok {
 		if _, ok := l.rec.(event.Deferrer); ok {
-			run = dt.RunDeferred // committed in the background, or by the next commit
+			run = dt.RunDeferred
+			defer l.background(ctx) // the last results: the next call's tool.call takes the others
 		}
 	}
 	var wg sync.WaitGroup
@@ -499,7 +500,31 @@ func (l *Loop) record(ctx context.Context, d event.Data) {
 func (l *Loop) deferRecord(ctx context.Context, d event.Data) {
 	if !l.heldIfHolding(d) {
 		l.keepErr(event.Defer(context.WithoutCancel(ctx), l.rec, d))
+		l.background(ctx)
 	}
+}
+
+// background starts committing what the recorder holds back, without
+// waiting, when it can (backgrounder).
+func (l *Loop) background(ctx context.Context) {
+	if b, ok := l.rec.(backgrounder); ok {
+		b.Background(context.WithoutCancel(ctx))
+	}
+}
+
+// queueRecord is deferRecord for an event a commit of the loop follows
+// soon (an attempt's last events: the request's closing commit, or an
+// llm.retry): no background commit takes it (queuer), so it goes in that
+// one instead of one of its own.
+func (l *Loop) queueRecord(ctx context.Context, d event.Data) {
+	if l.heldIfHolding(d) {
+		return
+	}
+	if q, ok := l.rec.(queuer); ok {
+		q.Queue(context.WithoutCancel(ctx), d)
+		return
+	}
+	l.keepErr(event.Defer(context.WithoutCancel(ctx), l.rec, d))
 }
 
 // heldIfHolding adds d to the held events while holding, and says so.
@@ -510,6 +535,19 @@ func (l *Loop) heldIfHolding(d event.Data) bool {
 		l.held = append(l.held, d)
 	}
 	return l.holding
+}
+
+// backgrounder is implemented by a recorder that can commit deferred
+// events in the background (*tools.StoreRecorder).
+type backgrounder interface {
+	Background(ctx context.Context)
+}
+
+// queuer is implemented by a recorder that commits deferred events in the
+// background (*tools.StoreRecorder): Queue defers an event without
+// starting a commit, for one the caller makes next.
+type queuer interface {
+	Queue(ctx context.Context, d event.Data)
 }
 
 // failer is implemented by a recorder that commits deferred events in the
@@ -552,11 +590,11 @@ func (l *Loop) release(ctx context.Context, first []sdk.ToolCall) {
 	l.holding, l.held = false, nil
 	l.heldMu.Unlock()
 	ctx = context.WithoutCancel(ctx)
-	df, defers := l.rec.(event.Deferrer)
+	_, defers := l.rec.(event.Deferrer)
 	a, announces := l.tools.(announcer)
 	if defers && announces && len(first) > 0 {
 		for _, d := range held {
-			df.Defer(ctx, d)
+			l.queueRecord(ctx, d) // Announce's commit takes them
 		}
 		l.keepErr(a.Announce(ctx, sdkCalls(first)...)) // commits the held events and the calls
 		return
@@ -588,6 +626,9 @@ type observer struct {
 	pending strings.Builder
 	since   time.Time
 	timer   *time.Timer
+	// closing: the attempt has ended (OnUsage); its last events wait for
+	// the commit that follows (see queueRecord).
+	closing bool
 }
 
 const (
@@ -669,18 +710,25 @@ func (o *observer) flushLocked() {
 	if o.pending.Len() == 0 {
 		return
 	}
-	o.loop.deferRecord(o.ctx, event.AssistantChunk{Block: o.block, Kind: o.kind, Delta: o.pending.String()})
+	d := event.AssistantChunk{Block: o.block, Kind: o.kind, Delta: o.pending.String()}
+	if o.closing {
+		o.loop.queueRecord(o.ctx, d)
+	} else {
+		o.loop.deferRecord(o.ctx, d)
+	}
 	o.pending.Reset()
 }
 
 // OnUsage ends an attempt: its last deltas, its llm.usage event and its
-// usage row are deferred (when the recorder defers): committed in the
-// background, the row with the event (it is metered first, so the
-// recorder queues it with the event that follows).
+// usage row wait for the commit that follows (queueRecord), which is the
+// request's closing one, or the llm.retry of a failed attempt. The row is
+// metered first: the recorder commits it with the event queued next.
 func (o *observer) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.ensureRequestLocked()
+	o.closing = true
+	defer func() { o.closing = false }()
 	o.flushLocked()
 	l := o.loop
 	l.tokens += u.PromptTokens + u.CompletionTokens
@@ -693,7 +741,7 @@ func (o *observer) OnUsage(b llm.Binding, u sdk.Usage, cost float64) {
 			ReasoningTokens: u.ReasoningTokens, CostUSD: cost,
 		})
 	}
-	l.deferRecord(o.ctx, event.LLMUsage{
+	l.queueRecord(o.ctx, event.LLMUsage{
 		Turn:             l.turn,
 		Model:            b.Name,
 		PromptTokens:     u.PromptTokens,

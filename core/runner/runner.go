@@ -720,7 +720,10 @@ func (r *Runner) EndWith(ctx context.Context, status string, t agent.Totals) err
 	if r.rec == nil { // a resume that failed before its tools were built
 		r.rec = r.newRecorder()
 	}
+	// Every event is committed and shown (the recorder's background
+	// commits included) before the run's closing line is printed.
 	err := r.rec.Record(ctx, event.SessionEnded{Status: status, Turns: t.Turns, Tokens: t.Tokens, CostUSD: t.CostUSD, PendingActions: t.Pending})
+	err = errors.Join(err, r.rec.Flush(ctx))
 	return errors.Join(err, r.store.EndSession(ctx, r.session, status, t.Turns))
 }
 

@@ -47,10 +47,10 @@ func SessionRecorder(store *session.Store, id string) *StoreRecorder {
 // StoreRecorder commits the events of one session to a store and hands
 // each to Sink once it is committed, in sequence order: an event is never
 // shown before it is in the store. It defers (event.Deferrer): a deferred
-// event is committed in the background as soon as the commit before it is
-// done (the events deferred meanwhile go together in the next commit), or
-// at the latest by the next Record, RecordAll, RecordOnce or Flush, before
-// that call's own events. A usage row given to RecordUsage is committed with
+// event is committed by the next Record, RecordAll, RecordOnce or Flush,
+// before that call's own events, or earlier in the background once
+// Background is called (as soon as the commit under way is done; the
+// events deferred meanwhile go together in the next commit). A usage row given to RecordUsage is committed with
 // the event queued next. One commit runs at a time, so the order of the
 // store and of Sink is the order events were queued in.
 //
@@ -72,6 +72,10 @@ type StoreRecorder struct {
 	pending []session.Entry
 	usage   []queuedUsage
 	queued  int // entries ever queued: the index of the next one
+	// holding: a background commit takes no entry from index holdFrom on
+	// (Queue).
+	holding  bool
+	holdFrom int
 	// busy: a commit is under way (in the background goroutine, which
 	// holds it until nothing is pending, or in a caller); only its holder
 	// touches the store. idle is signalled when it is let go.
@@ -108,17 +112,38 @@ func (r *StoreRecorder) RecordAll(ctx context.Context, ds ...event.Data) error {
 	return r.commitLocked(ctx, false)
 }
 
-// Defer adds d to what the next commit holds, and starts that commit in
-// the background unless one is under way (it takes d next).
-func (r *StoreRecorder) Defer(ctx context.Context, d event.Data) {
+// Defer adds d to what the next commit holds: a background one (see
+// Background) or a caller's.
+func (r *StoreRecorder) Defer(_ context.Context, d event.Data) {
 	entry := r.entry(d)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.queueLocked([]session.Entry{entry})
-	if !r.busy && r.err == nil {
+}
+
+// Background starts committing what was deferred in the background,
+// unless a commit is under way (a background one then takes it next; a
+// caller's hands it to one), and returns at once.
+func (r *StoreRecorder) Background(ctx context.Context) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.busy && r.err == nil && r.takeableLocked(true) > 0 {
 		r.busy = true
 		go r.background(context.WithoutCancel(ctx))
 	}
+}
+
+// Queue adds d to what the next commit holds, for the caller's next
+// Record, RecordAll or Flush: no background commit takes d, nor what is
+// deferred after it, so they go in that call's transaction.
+func (r *StoreRecorder) Queue(_ context.Context, d event.Data) {
+	entry := r.entry(d)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.holding {
+		r.holding, r.holdFrom = true, r.queued
+	}
+	r.queueLocked([]session.Entry{entry})
 }
 
 // Flush commits what was deferred and returns once nothing is pending nor
@@ -199,7 +224,7 @@ func (r *StoreRecorder) acquireLocked() error {
 // what was deferred meanwhile, unless wait (Flush, whose caller waits
 // for everything) or it failed.
 func (r *StoreRecorder) releaseLocked(ctx context.Context, wait bool) {
-	if !wait && r.err == nil && len(r.pending) > 0 {
+	if !wait && r.err == nil && r.takeableLocked(true) > 0 {
 		go r.background(context.WithoutCancel(ctx))
 		return
 	}
@@ -216,6 +241,14 @@ func (r *StoreRecorder) takeErrLocked() error {
 	return err
 }
 
+// takeableLocked is how many pending entries a commit takes.
+func (r *StoreRecorder) takeableLocked(background bool) int {
+	if !background || !r.holding {
+		return len(r.pending)
+	}
+	return max(0, min(len(r.pending), r.holdFrom-(r.queued-len(r.pending))))
+}
+
 // background commits what is deferred until nothing is, or a commit fails
 // (its error waits for a caller).
 func (r *StoreRecorder) background(ctx context.Context) {
@@ -224,7 +257,7 @@ func (r *StoreRecorder) background(ctx context.Context) {
 	if r.idle.L == nil {
 		r.idle.L = &r.mu
 	}
-	for len(r.pending) > 0 && r.err == nil {
+	for r.takeableLocked(true) > 0 && r.err == nil {
 		r.err = r.commitLocked(ctx, true)
 	}
 	r.busy = false
@@ -235,17 +268,25 @@ func (r *StoreRecorder) background(ctx context.Context) {
 // works (r.busy keeps other commits out), then hands it to Sink. A
 // background commit leaves the usage rows whose event is not queued yet.
 func (r *StoreRecorder) commitLocked(ctx context.Context, background bool) error {
-	entries := r.pending
+	n := r.takeableLocked(background)
+	end := r.queued - len(r.pending) + n // the index after the last entry taken
+	entries := r.pending[:n:n]
+	if r.pending = r.pending[n:]; len(r.pending) == 0 {
+		r.pending = nil
+	}
+	if !background {
+		r.holding = false
+	}
 	var usage []session.Usage
 	keep := r.usage[:0]
 	for _, u := range r.usage {
-		if background && u.with >= r.queued {
+		if background && u.with >= end {
 			keep = append(keep, u)
 		} else {
 			usage = append(usage, u.Usage)
 		}
 	}
-	r.pending, r.usage = nil, keep
+	r.usage = keep
 	if len(keep) == 0 {
 		r.usage = nil
 	}
