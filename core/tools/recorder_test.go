@@ -2,12 +2,17 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/internal/testkit"
 )
 
 // A deferred event is neither stored nor shown until the next commit,
@@ -67,5 +72,227 @@ func TestStoreRecorderDefers(t *testing.T) {
 	}
 	if len(shown) != 3 {
 		t.Fatalf("events of a failed commit were shown: %v", shown[3:])
+	}
+}
+
+// openRecorder returns a recorder on a new session of a new store, a
+// function returning what is stored (types and call ids, in sequence
+// order) and one returning what was shown, in order.
+func openRecorder(t *testing.T) (*StoreRecorder, *session.Store, func() []string, func() []string) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := session.Open(filepath.Join(t.TempDir(), session.StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	info, err := s.CreateSession(ctx, session.SessionInfo{Agent: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var shown []string
+	rec := SessionRecorder(s, info.ID)
+	rec.Sink = func(ev session.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		shown = append(shown, describe(ev))
+	}
+	stored := func() []string {
+		evs, err := s.Events(ctx, info.ID, 0)
+		if err != nil {
+			t.Error(err)
+		}
+		var out []string
+		for _, ev := range evs {
+			out = append(out, describe(ev))
+		}
+		return out
+	}
+	return rec, s, stored, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(shown)
+	}
+}
+
+func describe(ev session.Event) string {
+	var d struct {
+		CallID string `json:"call_id"`
+	}
+	_ = json.Unmarshal(ev.Data, &d)
+	return ev.Type + " " + d.CallID
+}
+
+// A deferred event is committed, and then shown, in the background once
+// Background is called, without a later Record; Flush waits for it and
+// leaves no commit running.
+func TestStoreRecorderCommitsInBackground(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rec, _, stored, shown := openRecorder(t)
+	rec.Defer(ctx, event.ToolResult{CallID: "c1", OK: true})
+	rec.Background(ctx)
+	testkit.WaitFor(t, func() bool { return len(shown()) == 1 }, "the deferred event to be shown")
+	if got := stored(); !slices.Equal(got, shown()) {
+		t.Fatalf("stored %v, shown %v", got, shown())
+	}
+	for i := range 50 {
+		rec.Defer(ctx, event.ToolResult{CallID: fmt.Sprint("d", i), OK: true})
+		rec.Background(ctx)
+	}
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	busy, pending := rec.busy, len(rec.pending)
+	rec.mu.Unlock()
+	if busy || pending != 0 {
+		t.Fatalf("after Flush: a commit is running (%v) or %d events are pending", busy, pending)
+	}
+	if got := shown(); len(got) != 51 || !slices.Equal(got, stored()) {
+		t.Fatalf("after Flush: shown %v, stored %v", got, stored())
+	}
+}
+
+// Events deferred and recorded from several goroutines at once are stored
+// and shown in one order, each goroutine's in the order it gave them.
+func TestStoreRecorderKeepsOrderUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rec, _, stored, shown := openRecorder(t)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 20 {
+				id := fmt.Sprintf("g%d-%02d", g, i)
+				if i%3 == 2 {
+					if err := rec.Record(ctx, event.ToolCall{CallID: id}); err != nil {
+						t.Error(err)
+					}
+					continue
+				}
+				rec.Defer(ctx, event.ToolResult{CallID: id, OK: true})
+				rec.Background(ctx)
+			}
+		})
+	}
+	wg.Wait()
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := stored()
+	if len(got) != 80 || !slices.Equal(got, shown()) {
+		t.Fatalf("%d stored, shown in another order or not all:\nstored %v\nshown %v", len(got), got, shown())
+	}
+	last := map[string]string{}
+	for _, ev := range got {
+		id := ev[strings.Index(ev, " ")+1:]
+		g := id[:strings.Index(id, "-")]
+		if id <= last[g] {
+			t.Fatalf("%s stored after %s", id, last[g])
+		}
+		last[g] = id
+	}
+}
+
+// A background commit that fails stores and shows nothing of its events
+// nor of those deferred after them; the next Record returns its failure
+// (and commits nothing of its own), or Failed does, once.
+func TestStoreRecorderBackgroundFailureIsKept(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, next := range []string{"Record", "Flush", "Failed"} {
+		t.Run(next, func(t *testing.T) {
+			t.Parallel()
+			rec, s, _, shown := openRecorder(t)
+			if err := rec.Record(ctx, event.ToolCall{CallID: "c1"}); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			rec.Defer(ctx, event.ToolResult{CallID: "c1", OK: true})
+			rec.Background(ctx)
+			var err error
+			switch next {
+			case "Record":
+				err = rec.Record(ctx, event.ToolCall{CallID: "c2"})
+			case "Flush":
+				err = rec.Flush(ctx)
+			case "Failed":
+				testkit.WaitFor(t, func() bool { err = rec.Failed(); return err != nil }, "the background failure")
+			}
+			if err == nil {
+				t.Fatal("the failed background commit was not reported")
+			}
+			if err := rec.Failed(); err != nil {
+				t.Fatalf("the failure was reported twice: %v", err)
+			}
+			if got := shown(); !slices.Equal(got, []string{"tool.call c1"}) {
+				t.Fatalf("shown %v: events of a failed commit were shown", got)
+			}
+			rec.mu.Lock()
+			pending := len(rec.pending)
+			rec.mu.Unlock()
+			if pending != 0 {
+				t.Fatalf("%d events of the failed group are still pending", pending)
+			}
+		})
+	}
+}
+
+// An attempt's usage row is committed with the event queued after it, in
+// the background too; a row whose event is not queued yet waits for it.
+func TestStoreRecorderUsageGoesWithItsEvent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rec, s, _, shown := openRecorder(t)
+	usage := func() int64 {
+		u, err := s.UsageTotals(ctx, rec.Session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u.PromptTokens
+	}
+	rec.Defer(ctx, event.AssistantChunk{Delta: "a"})
+	if err := rec.RecordUsage(ctx, session.Usage{Session: rec.Session, Turn: 1, Model: "m", PromptTokens: 7}); err != nil {
+		t.Fatal(err)
+	}
+	rec.Background(ctx)
+	testkit.WaitFor(t, func() bool { return len(shown()) == 1 }, "the chunk to be shown")
+	if n := usage(); n != 0 {
+		t.Fatalf("the usage row (%d tokens) was committed before its event", n)
+	}
+	rec.Defer(ctx, event.LLMUsage{PromptTokens: 7})
+	rec.Background(ctx)
+	testkit.WaitFor(t, func() bool { return len(shown()) == 2 }, "llm.usage to be shown")
+	if n := usage(); n != 7 {
+		t.Fatalf("usage %d tokens once llm.usage is committed, want 7", n)
+	}
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Queued events wait for the caller's next commit: no background commit
+// takes them, nor what is deferred after them.
+func TestStoreRecorderQueueWaitsForTheCaller(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rec, _, stored, shown := openRecorder(t)
+	rec.Queue(ctx, event.AssistantMessage{Content: "m"})
+	rec.Defer(ctx, event.ToolResult{CallID: "c0", OK: true})
+	rec.Background(ctx)
+	rec.mu.Lock()
+	busy := rec.busy
+	rec.mu.Unlock()
+	if busy || len(stored()) != 0 {
+		t.Fatalf("a background commit started (%v) or stored %v", busy, stored())
+	}
+	if err := rec.Record(ctx, event.ToolCall{CallID: "c1"}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"assistant.message ", "tool.result c0", "tool.call c1"}
+	if got := stored(); !slices.Equal(got, want) || !slices.Equal(shown(), want) {
+		t.Fatalf("stored %v, shown %v, want %v", got, shown(), want)
 	}
 }
