@@ -96,9 +96,9 @@ func BenchmarkMCPCall(b *testing.B) {
 	} {
 		b.Run(size.name, func(b *testing.B) {
 			args := map[string]any{"message": size.message}
-			var viaPhases, viaPhasesNoStore, viaBare timings
+			var viaPhases, viaPhasesAwaited, viaPhasesNoStore, viaBare timings
 			for b.Loop() {
-				viaPhases.time(func() { runCall(b, ex, "everything__echo", args) })
+				timeCall(b, ex, &viaPhases, &viaPhasesAwaited, "everything__echo", args)
 				viaPhasesNoStore.time(func() { runCall(b, exNoStore, "everything__echo", args) })
 				viaBare.time(func() {
 					res, err := bare.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
@@ -108,7 +108,7 @@ func BenchmarkMCPCall(b *testing.B) {
 				})
 			}
 			ex.done(b)
-			report(b, time.Microsecond, []string{"phases", "bare", "phases-nostore"}, viaPhases, viaBare, viaPhasesNoStore)
+			report(b, time.Microsecond, []string{"phases", "bare", "phases-nostore", "phases+commit"}, viaPhases, viaBare, viaPhasesNoStore, viaPhasesAwaited)
 		})
 	}
 }

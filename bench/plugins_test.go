@@ -256,11 +256,10 @@ func phases(b *testing.B, src tools.Source, record bool, specs ...sdk.ToolSpec) 
 
 // runCall runs a call through the executor. The loop guard is set to never
 // refuse the identical calls of a benchmark. With the store it commits as
-// the agent loop does for calls made one after another: the call's
-// tool.result is deferred and committed with the next call's tool.call, so
-// each call pays one commit that holds two events (a turn of one call pays
-// the same: its tool.call joins the commit of the model's message, its
-// result is committed at the end of the batch). done flushes the last one.
+// the agent loop does at the end of a batch of calls: the call's tool.call
+// is committed before it runs, its tool.result is deferred and committed in
+// the background (runCall returns without waiting for it). timeCall times
+// it and waits for that commit untimed; done flushes the last one.
 func runCall(b *testing.B, p phased, tool string, args map[string]any) sdk.Result {
 	b.Helper()
 	ctx := context.Background()
@@ -270,11 +269,27 @@ func runCall(b *testing.B, p phased, tool string, args map[string]any) sdk.Resul
 		o = p.ex.Run(ctx, c)
 	} else {
 		o = p.ex.RunDeferred(ctx, c)
+		p.rec.Background(ctx)
 	}
 	if o.Result.Err != nil || o.RecordErr != nil {
 		b.Fatal(o.Result.Err, o.RecordErr)
 	}
 	return o.Result
+}
+
+// timeCall times runCall into phases, then waits, untimed, until the
+// call's result is committed, so that no background commit runs while
+// another path is timed; awaited gets the call with that wait (the time
+// until its result is committed), when the store records.
+func timeCall(b *testing.B, p phased, phases, awaited *timings, tool string, args map[string]any) {
+	b.Helper()
+	phases.time(func() { runCall(b, p, tool, args) })
+	if p.rec == nil {
+		return
+	}
+	start := time.Now()
+	p.done(b)
+	*awaited = append(*awaited, (*phases)[len(*phases)-1]+time.Since(start))
 }
 
 // done commits what the last runCall deferred.
@@ -294,7 +309,9 @@ func (p phased) done(b *testing.B) {
 // SQLite store, as in a run, and with the events dropped; and, as the
 // references, over go-plugin's connection to another process of the same
 // plugin, a bare gRPC unary call (go-plugin's health check) and the raw
-// Execute server stream of the no-op tool.
+// Execute server stream of the no-op tool. "phases" returns once the
+// result is handed to the background commit, as the loop goes on then;
+// "phases+commit" is the same call until its result is committed.
 func BenchmarkNoopCall(b *testing.B) {
 	ctx := context.Background()
 	h, th := host(b, testPlugin, "tp")
@@ -304,7 +321,7 @@ func BenchmarkNoopCall(b *testing.B) {
 	exNoStore := phases(b, th, false, noop)
 	raw, conn, _ := bareTool(b, testPlugin)
 	health := healthpb.NewHealthClient(conn)
-	var viaHost, viaPhases, viaPhasesNoStore, bareUnary, bareExecute timings
+	var viaHost, viaPhases, viaPhasesAwaited, viaPhasesNoStore, bareUnary, bareExecute timings
 	c := call("noop", map[string]any{})
 	rawReq := &toolv1.Execute_Request{CallId: "bench", Tool: "noop", ArgumentsJson: []byte(`{}`)}
 	for b.Loop() {
@@ -313,7 +330,7 @@ func BenchmarkNoopCall(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
-		viaPhases.time(func() { runCall(b, ex, "noop", map[string]any{}) })
+		timeCall(b, ex, &viaPhases, &viaPhasesAwaited, "noop", map[string]any{})
 		viaPhasesNoStore.time(func() { runCall(b, exNoStore, "noop", map[string]any{}) })
 		bareUnary.time(func() {
 			if _, err := health.Check(ctx, &healthpb.HealthCheckRequest{Service: "plugin"}); err != nil {
@@ -335,8 +352,8 @@ func BenchmarkNoopCall(b *testing.B) {
 		})
 	}
 	ex.done(b)
-	report(b, time.Microsecond, []string{"phases", "bare", "host", "phases-nostore", "bare-execute"},
-		viaPhases, bareUnary, viaHost, viaPhasesNoStore, bareExecute)
+	report(b, time.Microsecond, []string{"phases", "bare", "host", "phases-nostore", "bare-execute", "phases+commit"},
+		viaPhases, bareUnary, viaHost, viaPhasesNoStore, bareExecute, viaPhasesAwaited)
 }
 
 // BenchmarkCall64KiB is a tool call whose result is 64 KiB, through every
@@ -387,10 +404,10 @@ func BenchmarkCall64KiB(b *testing.B) {
 				b.Fatal(err)
 			}
 			c := call(tc.tool, tc.args)
-			var viaPhases, viaPhasesNoStore, bare timings
+			var viaPhases, viaPhasesAwaited, viaPhasesNoStore, bare timings
 			var size int
 			for b.Loop() {
-				viaPhases.time(func() { runCall(b, ex, tc.tool, tc.args) })
+				timeCall(b, ex, &viaPhases, &viaPhasesAwaited, tc.tool, tc.args)
 				viaPhasesNoStore.time(func() { runCall(b, exNoStore, tc.tool, tc.args) })
 				bare.time(func() {
 					res, err := sdkClient.Execute(ctx, c, nil)
@@ -404,7 +421,7 @@ func BenchmarkCall64KiB(b *testing.B) {
 			if size < 64<<10 {
 				b.Fatalf("%s returned %d bytes, want at least 64 KiB", tc.tool, size)
 			}
-			report(b, time.Microsecond, []string{"phases", "bare", "phases-nostore"}, viaPhases, bare, viaPhasesNoStore)
+			report(b, time.Microsecond, []string{"phases", "bare", "phases-nostore", "phases+commit"}, viaPhases, bare, viaPhasesNoStore, viaPhasesAwaited)
 			b.ReportMetric(float64(size)/1024, "result-KiB")
 		})
 	}
