@@ -154,7 +154,8 @@ func commitRun(t *testing.T, calls ...string) (stored []session.Event, commits [
 // every event is shown only once committed, in store order, every tool runs
 // only once its tool.call and every earlier call's result are committed
 // (see commitSource), and there are at most as many transactions as when
-// only the closing group and each tool.call waited.
+// only the closing group and each tool.call waited (and the answer's
+// deltas, when their 40 ms are up before the answer ends).
 func TestTurnCommitsAreGrouped(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -167,13 +168,13 @@ func TestTurnCommitsAreGrouped(t *testing.T) {
 	}{
 		{"one call", []string{"write_a"}, "llm.request llm.usage assistant.message tool.call tool.result " +
 			"llm.request assistant.chunk llm.usage assistant.message agent.response",
-			[]string{"assistant.message tool.call", "assistant.message agent.response"}, 5},
+			[]string{"assistant.message tool.call", "assistant.message agent.response"}, 6},
 		{"calls one after another", []string{"write_a", "write_a"}, "llm.request llm.usage assistant.message tool.call " +
 			"tool.result tool.call tool.result llm.request assistant.chunk llm.usage assistant.message agent.response",
-			[]string{"assistant.message tool.call", "assistant.message agent.response"}, 6},
+			[]string{"assistant.message tool.call", "assistant.message agent.response"}, 7},
 		{"a parallel batch, then a write", []string{"read_a", "read_a", "write_a"}, "llm.request llm.usage assistant.message tool.call tool.call " +
 			"tool.result tool.result tool.call tool.result llm.request assistant.chunk llm.usage assistant.message agent.response",
-			[]string{"assistant.message tool.call tool.call", "assistant.message agent.response"}, 6},
+			[]string{"assistant.message tool.call tool.call", "assistant.message agent.response"}, 7},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
