@@ -236,7 +236,7 @@ func (r *StoreRecorder) takeErrLocked() error {
 	err := r.err
 	if err != nil {
 		r.err = nil
-		r.pending, r.usage = nil, nil
+		r.pending, r.usage, r.holding = nil, nil, false
 	}
 	return err
 }
