@@ -9,16 +9,17 @@ import (
 
 	"github.com/harness-agent/harness/internal/gcstart"
 	"github.com/harness-agent/harness/internal/procguard"
-	"github.com/harness-agent/harness/plugins/terminal"
 )
 
 func main() {
+	// The terminal plugin's per-command helper, a copy of this binary,
+	// never gets here: it runs from the init of
+	// plugins/terminal/internal/helper, before most packages are
+	// initialized.
+	//
 	// Every process of a run (this one, each plugin process) would
 	// otherwise collect right after package init, before doing any work.
 	gcstart.Delay(gcstart.Limit)
-	// The terminal plugin re-executes this binary to apply its Landlock
-	// sandbox in the child before the shell starts; that must come first.
-	terminal.MaybeRunSandboxHelper()
 	// Nothing the model runs may read what this process holds: the API keys
 	// of the config's env() calls sit in its environment block and memory.
 	// Built-in plugins, which are this binary too, get the same.

@@ -16,8 +16,7 @@ var probeBinary string
 
 func TestMain(m *testing.M) {
 	// In-process tests run commands through this test binary: it is the
-	// helper when started as one.
-	MaybeRunSandboxHelper()
+	// helper when started as one (internal/helper's init diverts it).
 	os.Exit(runTests(m))
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/harness-agent/harness/plugins/terminal/internal/helper"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -24,7 +25,7 @@ const (
 	killGrace = 500 * time.Millisecond
 	// helperSlack is how much longer than killGrace the plugin waits for a
 	// stopped command's helper before it kills the helper and the group.
-	helperSlack = killWait + time.Second
+	helperSlack = helper.KillWait + time.Second
 	// startAllowance bounds the start of the helper, before a command's
 	// timeout begins to count.
 	startAllowance = 10 * time.Second
@@ -121,8 +122,12 @@ wait:
 			break wait
 		}
 	}
-	if stopped != "" && isClosed(p.done) {
-		stopped = "" // it ended on its own just in time
+	if stopped != "" {
+		select {
+		case <-p.done:
+			stopped = "" // it ended on its own just in time
+		default:
+		}
 	}
 	if stopped != "" {
 		p.stop()
@@ -199,7 +204,7 @@ func startProcess(spec runSpec) (*process, error) {
 		Path:        "/proc/self/exe",
 		Args:        append([]string{os.Args[0]}, helperArgs(killGrace, spec.sandbox, argv)...),
 		Dir:         spec.dir,
-		Env:         append(spec.env[:len(spec.env):len(spec.env)], helperEnv+"=1"),
+		Env:         append(spec.env[:len(spec.env):len(spec.env)], helper.Env+"=1"),
 		Stdout:      outW,
 		Stderr:      errW,
 		ExtraFiles:  []*os.File{helperEnd},
@@ -305,14 +310,14 @@ func (p *process) backstop() {
 		return
 	}
 	_ = unix.Kill(-st.pgid, syscall.SIGKILL)
-	deadline := time.Now().Add(killWait)
+	deadline := time.Now().Add(helper.KillWait)
 	for time.Now().Before(deadline) {
 		pid, err := unix.Wait4(-st.pgid, nil, unix.WNOHANG, nil)
 		if err != nil && !errors.Is(err, unix.EINTR) {
 			return // ECHILD: none of the group is the plugin's child any more
 		}
 		if pid == 0 {
-			time.Sleep(scanEvery)
+			time.Sleep(helper.ScanEvery)
 		}
 	}
 }
@@ -341,7 +346,7 @@ func shutdown() {
 		p.mu.Unlock()
 		p.kill()
 	}
-	killChildren(killWait)
+	killChildren(helper.KillWait)
 	removePrivateTemp()
 }
 
@@ -355,28 +360,29 @@ func killChildren(limit time.Duration) {
 	self := os.Getpid()
 	deadline := time.Now().Add(limit)
 	for {
-		procs, _ := listProcs()
+		procs, _ := helper.ListProcs()
 		for _, pr := range procs {
-			if pr.ppid != self {
+			if pr.PPID != self {
 				continue
 			}
-			if pr.zombie() {
-				_, _ = unix.Wait4(pr.pid, nil, unix.WNOHANG, nil)
+			if pr.Zombie() {
+				_, _ = unix.Wait4(pr.PID, nil, unix.WNOHANG, nil)
 				continue
 			}
-			_ = unix.Kill(pr.pid, syscall.SIGKILL)
+			_ = unix.Kill(pr.PID, syscall.SIGKILL)
 		}
-		if noChildren() || time.Now().After(deadline) {
+		if helper.NoChildren() || time.Now().After(deadline) {
 			return
 		}
-		time.Sleep(scanEvery)
+		time.Sleep(helper.ScanEvery)
 	}
 }
 
-// noChildren says whether the process has no child at all, live or
-// waiting to be reaped.
-func noChildren() bool {
-	var info unix.Siginfo
-	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
-	return errors.Is(err, unix.ECHILD)
+// helperArgs are the arguments the plugin starts the helper with.
+func helperArgs(grace time.Duration, sb *sandboxSpec, argv []string) []string {
+	args := []string{helper.Arg, "-grace", grace.String()}
+	if sb != nil {
+		args = append(args, sb.args()...)
+	}
+	return append(append(args, "--"), argv...)
 }

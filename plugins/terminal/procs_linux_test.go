@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harness-agent/harness/plugins/terminal/internal/helper"
 )
 
 // sleepMarker returns a unique duration argument for sleep, to find the
@@ -49,14 +51,14 @@ func startedGroup(t *testing.T, output string) int {
 }
 
 // sleepers lists the live `sleep MARKER` processes of the system.
-func sleepers(marker string) []procInfo {
-	var out []procInfo
-	procs, _ := listProcs()
+func sleepers(marker string) []helper.Proc {
+	var out []helper.Proc
+	procs, _ := helper.ListProcs()
 	for _, p := range procs {
-		if p.zombie() {
+		if p.Zombie() {
 			continue
 		}
-		argv := cmdline(p.pid)
+		argv := cmdline(p.PID)
 		if len(argv) == 2 && filepath.Base(argv[0]) == "sleep" && argv[1] == marker {
 			out = append(out, p)
 		}
@@ -66,14 +68,14 @@ func sleepers(marker string) []procInfo {
 
 // withMarker lists the live processes whose command line mentions marker
 // (sleepers, and the shells and helpers that run them).
-func withMarker(marker string) []procInfo {
-	var out []procInfo
-	procs, _ := listProcs()
+func withMarker(marker string) []helper.Proc {
+	var out []helper.Proc
+	procs, _ := helper.ListProcs()
 	for _, p := range procs {
-		if p.zombie() || p.pid == os.Getpid() {
+		if p.Zombie() || p.PID == os.Getpid() {
 			continue
 		}
-		if strings.Contains(strings.Join(cmdline(p.pid), " "), marker) {
+		if strings.Contains(strings.Join(cmdline(p.PID), " "), marker) {
 			out = append(out, p)
 		}
 	}
@@ -81,11 +83,11 @@ func withMarker(marker string) []procInfo {
 }
 
 // inGroup lists the processes (zombies too) of process group pgid.
-func inGroup(pgid int) []procInfo {
-	var out []procInfo
-	procs, _ := listProcs()
+func inGroup(pgid int) []helper.Proc {
+	var out []helper.Proc
+	procs, _ := helper.ListProcs()
 	for _, p := range procs {
-		if p.pgid == pgid {
+		if p.PGID == pgid {
 			out = append(out, p)
 		}
 	}
@@ -127,18 +129,18 @@ func assertGone(t *testing.T, marker string, pgid int) {
 		}
 	}
 	self := os.Getpid()
-	procs, _ := listProcs()
+	procs, _ := helper.ListProcs()
 	for _, p := range procs {
-		if p.ppid == self && strings.Contains(strings.Join(cmdline(p.pid), " "), marker) {
-			t.Errorf("a child of the test process survived: %+v", describe([]procInfo{p}))
+		if p.PPID == self && strings.Contains(strings.Join(cmdline(p.PID), " "), marker) {
+			t.Errorf("a child of the test process survived: %+v", describe([]helper.Proc{p}))
 		}
 	}
 }
 
-func describe(ps []procInfo) []string {
+func describe(ps []helper.Proc) []string {
 	out := make([]string, 0, len(ps))
 	for _, p := range ps {
-		out = append(out, fmt.Sprintf("pid %d ppid %d pgid %d state %c %q", p.pid, p.ppid, p.pgid, p.state, cmdline(p.pid)))
+		out = append(out, fmt.Sprintf("pid %d ppid %d pgid %d state %c %q", p.PID, p.PPID, p.PGID, p.State, cmdline(p.PID)))
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/harness-agent/harness/plugins/terminal/internal/helper"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -69,7 +70,7 @@ func planSandbox(cfg config) (*sandboxSpec, string, error) {
 	if nsErr != nil && llErr != nil {
 		return nil, fmt.Sprintf("note: no sandbox on this system (namespaces: %v; Landlock: %v): the command ran unsandboxed", nsErr, llErr), nil
 	}
-	spec := &sandboxSpec{seccomp: seccompArch != 0, workspace: cfg.workspace, tmp: tmp, protect: cfg.protected, network: cfg.network}
+	spec := &sandboxSpec{seccomp: helper.SeccompBuilt(), workspace: cfg.workspace, tmp: tmp, protect: cfg.protected, network: cfg.network}
 	var note string
 	switch {
 	case nsErr == nil:
@@ -176,12 +177,12 @@ func runNamespaceProbe(workspace, tmp string) error {
 	ctl := os.NewFile(uintptr(fds[0]), "control")
 	defer ctl.Close()
 	helperEnd := os.NewFile(uintptr(fds[1]), "control")
-	spec := &sandboxSpec{namespaces: true, seccomp: seccompArch != 0, workspace: workspace, tmp: tmp}
+	spec := &sandboxSpec{namespaces: true, seccomp: helper.SeccompBuilt(), workspace: workspace, tmp: tmp}
 	cmd := &exec.Cmd{
 		Path:        "/proc/self/exe",
-		Args:        append([]string{os.Args[0], helperArg, "-probe"}, spec.args()...),
+		Args:        append([]string{os.Args[0], helper.Arg, "-probe"}, spec.args()...),
 		Dir:         workspace,
-		Env:         []string{helperEnv + "=1"},
+		Env:         []string{helper.Env + "=1"},
 		ExtraFiles:  []*os.File{helperEnd},
 		SysProcAttr: sandboxSysProcAttr(false),
 	}
@@ -232,7 +233,7 @@ func missingProtected(workspace string, protected []string) []missingPath {
 	defer root.Close()
 	var out []missingPath
 	for _, p := range protected {
-		rel, ok := relInside(workspace, p)
+		rel, ok := helper.RelInside(workspace, p)
 		if !ok || rel == "." {
 			continue
 		}
@@ -284,23 +285,4 @@ func removeCreated(workspace string, missing []missingPath) []string {
 		}
 	}
 	return removed
-}
-
-// relInside is path relative to workspace, if it lies inside it (compared
-// both as given and with the workspace's symlinks resolved).
-func relInside(workspace, path string) (string, bool) {
-	for _, ws := range []string{workspace, realPath(workspace)} {
-		rel, err := filepath.Rel(ws, path)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return rel, true
-		}
-	}
-	return "", false
-}
-
-func realPath(p string) string {
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		return real
-	}
-	return p
 }

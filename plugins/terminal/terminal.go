@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harness-agent/harness/plugins/terminal/internal/helper"
 	"github.com/harness-agent/harness/sdk"
 	"github.com/harness-agent/harness/sdk/schema"
 )
@@ -105,14 +106,9 @@ func (t *terminal) run(ctx context.Context, call sdk.Call, progress sdk.Progress
 	if strings.TrimSpace(args.Command) == "" {
 		return sdk.Result{}, sdk.Errorf(sdk.KindInvalidArgs, "terminal: command is empty")
 	}
-	if os.Getenv(helperEnv) != "" {
+	if os.Getenv(helper.Env) != "" {
 		return sdk.Result{}, sdk.Errorf(sdk.KindInternal,
-			"terminal: refusing to run commands: this process was started as a command helper but its main did not call terminal.MaybeRunSandboxHelper first")
-	}
-	if !helperReady.Load() {
-		return sdk.Result{}, sdk.Errorf(sdk.KindInternal,
-			"terminal: cannot run commands: the main function of this binary does not call terminal.MaybeRunSandboxHelper first, "+
-				"and the terminal tool runs each command through a copy of its binary")
+			"terminal: refusing to run commands: this process was started as a command helper but did not divert into it")
 	}
 	cfg, ok := t.config()
 	if !ok {

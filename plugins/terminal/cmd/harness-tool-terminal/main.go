@@ -1,5 +1,6 @@
 // Command harness-tool-terminal serves the terminal tool as a standalone
-// harness plugin.
+// harness plugin. Its per-command helper, a copy of this binary, runs from
+// the init of plugins/terminal/internal/helper and never reaches main.
 package main
 
 import (
@@ -8,6 +9,5 @@ import (
 )
 
 func main() {
-	terminal.MaybeRunSandboxHelper()
 	sdk.ServeTool(terminal.New())
 }

@@ -1,4 +1,4 @@
-package terminal
+package helper
 
 import (
 	"bytes"
@@ -6,17 +6,19 @@ import (
 	"strconv"
 )
 
-// procInfo is what /proc/PID/stat says about a process that matters here.
-type procInfo struct {
-	pid, ppid, pgid int
-	state           byte // R, S, D, Z, T…
+// Proc is what /proc/PID/stat says about a process that matters to a
+// teardown.
+type Proc struct {
+	PID, PPID, PGID int
+	State           byte // R, S, D, Z, T…
 }
 
-func (p procInfo) zombie() bool { return p.state == 'Z' || p.state == 'X' }
+// Zombie says whether the process has exited and waits to be reaped.
+func (p Proc) Zombie() bool { return p.State == 'Z' || p.State == 'X' }
 
-// listProcs reads every process of the system from /proc. Processes that
+// ListProcs reads every process of the system from /proc. Processes that
 // exit while it reads are skipped.
-func listProcs() ([]procInfo, error) {
+func ListProcs() ([]Proc, error) {
 	d, err := os.Open("/proc")
 	if err != nil {
 		return nil, err
@@ -26,7 +28,7 @@ func listProcs() ([]procInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]procInfo, 0, len(names))
+	out := make([]Proc, 0, len(names))
 	for _, name := range names {
 		pid, err := strconv.Atoi(name)
 		if err != nil {
@@ -42,23 +44,23 @@ func listProcs() ([]procInfo, error) {
 // readProc parses /proc/PID/stat: "pid (comm) state ppid pgrp …". The
 // command name may hold spaces and parentheses, so fields are counted from
 // the last ')'.
-func readProc(pid int) (procInfo, bool) {
+func readProc(pid int) (Proc, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return procInfo{}, false
+		return Proc{}, false
 	}
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return procInfo{}, false
+		return Proc{}, false
 	}
 	f := bytes.Fields(b[i+1:])
 	if len(f) < 3 || len(f[0]) != 1 {
-		return procInfo{}, false
+		return Proc{}, false
 	}
 	ppid, err1 := strconv.Atoi(string(f[1]))
 	pgid, err2 := strconv.Atoi(string(f[2]))
 	if err1 != nil || err2 != nil {
-		return procInfo{}, false
+		return Proc{}, false
 	}
-	return procInfo{pid: pid, ppid: ppid, pgid: pgid, state: f[0][0]}, true
+	return Proc{PID: pid, PPID: ppid, PGID: pgid, State: f[0][0]}, true
 }

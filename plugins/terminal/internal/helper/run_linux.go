@@ -1,4 +1,4 @@
-package terminal
+package helper
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
+	"path"
 	"os/signal"
 	"runtime"
 	"strings"
@@ -33,13 +33,14 @@ import (
 // controlFD is where the plugin puts the control socket (ExtraFiles[0]).
 const controlFD = 3
 
-// killWait bounds how long the helper keeps sending SIGKILL to a command's
-// processes (one in uninterruptible sleep cannot die until it wakes).
-const killWait = 2 * time.Second
+// KillWait bounds how long the helper keeps sending SIGKILL to a command's
+// processes (one in uninterruptible sleep cannot die until it wakes); the
+// plugin's backstop waits as long.
+const KillWait = 2 * time.Second
 
-// scanEvery paces the helper's look at /proc while it waits for processes
-// to go.
-const scanEvery = 10 * time.Millisecond
+// ScanEvery paces the helper's (and the plugin's) look at /proc while it
+// waits for processes to go.
+const ScanEvery = 10 * time.Millisecond
 
 type helperOptions struct {
 	grace      time.Duration
@@ -61,7 +62,7 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 func parseHelperArgs(args []string) (helperOptions, error) {
 	var opts helperOptions
-	fs := flag.NewFlagSet(helperArg, flag.ContinueOnError)
+	fs := flag.NewFlagSet(Arg, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.DurationVar(&opts.grace, "grace", 500*time.Millisecond, "time between SIGTERM and SIGKILL")
 	fs.Var((*stringList)(&opts.writable), "write", "writable directory or file (repeatable); confines the command with Landlock")
@@ -81,22 +82,18 @@ func parseHelperArgs(args []string) (helperOptions, error) {
 		return opts, errors.New("-namespaces needs -workspace and -tmp")
 	case len(opts.argv) == 0 && !opts.probe:
 		return opts, errors.New("no command")
+	case len(opts.argv) > 0 && !path.IsAbs(opts.argv[0]):
+		return opts, fmt.Errorf("the command %q is not an absolute path", opts.argv[0])
+	case opts.namespaces && !path.IsAbs(opts.workspace):
+		return opts, fmt.Errorf("the workspace %q is not an absolute path", opts.workspace)
 	}
 	return opts, nil
 }
 
-// helperArgs are the arguments the plugin starts the helper with.
-func helperArgs(grace time.Duration, sb *sandboxSpec, argv []string) []string {
-	args := []string{helperArg, "-grace", grace.String()}
-	if sb != nil {
-		args = append(args, sb.args()...)
-	}
-	return append(append(args, "--"), argv...)
-}
-
-func runHelper(args []string) int {
+// run is the helper; it returns its exit code.
+func run(args []string) int {
 	if _, err := unix.FcntlInt(controlFD, unix.F_GETFD, 0); err != nil {
-		fmt.Fprintf(os.Stderr, "%s is for the terminal plugin's internal use\n", helperArg)
+		fmt.Fprintf(os.Stderr, "%s is for the terminal plugin's internal use\n", Arg)
 		return 2
 	}
 	// The shell must not inherit the control socket: it would keep the
@@ -136,28 +133,37 @@ func runHelper(args []string) int {
 		return 0
 	}
 
-	os.Unsetenv(helperEnv)
-	shell := exec.Command(opts.argv[0], opts.argv[1:]...)
-	shell.Stdin, shell.Stdout, shell.Stderr = os.Stdin, os.Stdout, os.Stderr
-	// A session of its own: the command has no controlling terminal, so it
-	// can neither write to the person's terminal through /dev/tty nor push
-	// input into it (TIOCSTI). Its process group is the shell's pid, as
-	// with Setpgid.
-	shell.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	os.Unsetenv(Env)
+	// os.StartProcess, not os/exec, which would cost every command the
+	// initialization of path/filepath (see the package comment): the
+	// plugin always sends the shell's absolute path.
+	attr := &os.ProcAttr{
+		Env:   os.Environ(),
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		// A session of its own: the command has no controlling terminal,
+		// so it can neither write to the person's terminal through
+		// /dev/tty nor push input into it (TIOCSTI). Its process group is
+		// the shell's pid, as with Setpgid.
+		Sys: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
+	}
 	if opts.namespaces {
 		// The workspace as mounted in the sandbox, not the directory
-		// the helper started in (now beneath a read-only mount).
-		shell.Dir = opts.workspace
+		// the helper started in (now beneath a read-only mount); PWD
+		// says so, as os/exec sets it.
+		attr.Dir = opts.workspace
+		attr.Env = withPWD(attr.Env, opts.workspace)
 	}
-	if err := shell.Start(); err != nil {
+	proc, err := os.StartProcess(opts.argv[0], opts.argv, attr)
+	if err != nil {
 		report("error start %s: %v", opts.argv[0], err)
 		return 127
 	}
-	report("started %d", shell.Process.Pid)
+	report("started %d", proc.Pid)
 
+	var state *os.ProcessState
 	exited := make(chan struct{})
 	go func() {
-		_ = shell.Wait()
+		state, _ = proc.Wait()
 		close(exited)
 	}()
 	lifeline := make(chan struct{})
@@ -172,21 +178,24 @@ func runHelper(args []string) int {
 	}
 	select {
 	case <-exited:
-		end(shell.Process.Pid, exited, lifeline, opts.grace)
+		end(proc.Pid, exited, lifeline, opts.grace)
 	case <-stop:
-		end(shell.Process.Pid, exited, lifeline, opts.grace)
+		end(proc.Pid, exited, lifeline, opts.grace)
 	case <-lifeline:
-		end(shell.Process.Pid, exited, lifeline, 0)
+		end(proc.Pid, exited, lifeline, 0)
 	}
 	select {
 	case <-exited:
-	case <-time.After(killWait):
+	case <-time.After(KillWait):
 		// A shell stuck in uninterruptible sleep: report what was sent.
 		report("exit -1 %d", int(syscall.SIGKILL))
 		return 128 + int(syscall.SIGKILL)
 	}
 
-	ws, _ := shell.ProcessState.Sys().(syscall.WaitStatus)
+	var ws syscall.WaitStatus
+	if state != nil {
+		ws, _ = state.Sys().(syscall.WaitStatus)
+	}
 	if ws.Signaled() {
 		report("exit -1 %d", int(ws.Signal()))
 		return 128 + int(ws.Signal())
@@ -220,28 +229,28 @@ func teardown(pgid int, exited, lifeline <-chan struct{}, grace time.Duration) {
 		}
 		// Scanning /proc is the slow part (milliseconds): only here, when
 		// something is left, does the helper look for the stragglers.
-		procs, _ := listProcs()
+		procs, _ := ListProcs()
 		for _, p := range procs {
-			ours := p.ppid == self
-			if p.pid == self || (p.pgid != pgid && !ours) {
+			ours := p.PPID == self
+			if p.PID == self || (p.PGID != pgid && !ours) {
 				continue
 			}
-			if p.zombie() {
+			if p.Zombie() {
 				// The shell is reaped by its Wait; the rest by us.
-				if ours && p.pid != pgid {
-					_, _ = unix.Wait4(p.pid, nil, unix.WNOHANG, nil)
+				if ours && p.PID != pgid {
+					_, _ = unix.Wait4(p.PID, nil, unix.WNOHANG, nil)
 				}
 				continue
 			}
-			if sig == syscall.SIGKILL || !termed[p.pid] {
-				_ = unix.Kill(p.pid, sig)
-				termed[p.pid] = true
+			if sig == syscall.SIGKILL || !termed[p.PID] {
+				_ = unix.Kill(p.PID, sig)
+				termed[p.PID] = true
 			}
 		}
-		if sig == syscall.SIGKILL && time.Since(start) > grace+killWait {
+		if sig == syscall.SIGKILL && time.Since(start) > grace+KillWait {
 			return
 		}
-		time.Sleep(scanEvery)
+		time.Sleep(ScanEvery)
 	}
 }
 
@@ -264,7 +273,7 @@ func teardownNamespace(_ int, exited, lifeline <-chan struct{}, grace time.Durat
 					break
 				}
 			}
-			if noChildren() {
+			if NoChildren() {
 				return
 			}
 		}
@@ -274,10 +283,10 @@ func teardownNamespace(_ int, exited, lifeline <-chan struct{}, grace time.Durat
 		if round == 0 || sig == syscall.SIGKILL {
 			_ = unix.Kill(-1, sig)
 		}
-		if sig == syscall.SIGKILL && time.Since(start) > grace+killWait {
+		if sig == syscall.SIGKILL && time.Since(start) > grace+KillWait {
 			return
 		}
-		time.Sleep(scanEvery)
+		time.Sleep(ScanEvery)
 	}
 }
 
@@ -308,6 +317,17 @@ func confine(opts helperOptions) error {
 	return nil
 }
 
+// withPWD is env with PWD=dir (dir absolute), in place of any PWD there.
+func withPWD(env []string, dir string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "PWD=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "PWD="+path.Clean(dir))
+}
+
 // nothingLeft says whether the command's process group is empty and the
 // helper has no children left (the shell has been reaped by then): every
 // process the command started is either in the group or, once its parent
@@ -316,7 +336,7 @@ func nothingLeft(pgid int) bool {
 	if err := unix.Kill(-pgid, 0); !errors.Is(err, unix.ESRCH) {
 		return false
 	}
-	return noChildren()
+	return NoChildren()
 }
 
 func isClosed(ch <-chan struct{}) bool {
@@ -326,4 +346,12 @@ func isClosed(ch <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// NoChildren says whether the process has no child at all, live or
+// waiting to be reaped.
+func NoChildren() bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return errors.Is(err, unix.ECHILD)
 }

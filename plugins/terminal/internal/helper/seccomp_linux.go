@@ -1,4 +1,4 @@
-package terminal
+package helper
 
 import (
 	"fmt"
@@ -23,11 +23,15 @@ import (
 // calls have other numbers: such a process is killed.
 
 // seccompArch is the audit architecture of this build, 0 where the filter
-// is not built.
+// is not built (see SeccompBuilt).
 var seccompArch = map[string]uint32{
 	"amd64": unix.AUDIT_ARCH_X86_64,
 	"arm64": unix.AUDIT_ARCH_AARCH64,
 }[runtime.GOARCH]
+
+// SeccompBuilt says whether the seccomp filter is built for this
+// architecture.
+func SeccompBuilt() bool { return seccompArch != 0 }
 
 // x32Bit marks x32 system call numbers on amd64.
 const x32Bit = 0x40000000
