@@ -18,7 +18,7 @@
 //
 // The plugin does not fork the shell itself. It starts a copy of the
 // binary that hosts it, /proc/self/exe with a hidden first argument, as a
-// supervisor (the "helper", see [MaybeRunSandboxHelper]) in a process
+// supervisor (the "helper", package internal/helper) in a process
 // group of its own; the helper becomes a child subreaper, applies the
 // sandbox to itself if one is configured, and starts the shell in a new
 // session (its own process group, and no controlling terminal: a command
@@ -81,12 +81,16 @@
 //
 // # Hosting the plugin
 //
-// Because the helper is the hosting binary itself, every main that serves
-// this plugin must call [MaybeRunSandboxHelper] first: the standalone
-// cmd/harness-tool-terminal does, and so must the harness binary, which
-// serves built-in plugins with `harness plugin serve terminal`. A binary
-// whose main did not call it gets an internal error from every call
-// instead of re-executing itself.
+// Because the helper is the hosting binary itself, the helper's entry is
+// the init of internal/helper, which this package imports: any binary that
+// links the plugin (the standalone cmd/harness-tool-terminal, the harness
+// binary, which serves built-in plugins with `harness plugin serve
+// terminal`, this package's test binary) diverts into the helper when
+// started as one, after only the standard library's low-level packages
+// and golang.org/x/sys/unix are initialized, not the whole binary. A
+// process that carries the helper's environment marker but did not divert
+// (a misbuilt binary) gets an internal error from every call instead of
+// re-executing itself.
 //
 // The package does not decide whether a command may run: approvals,
 // allow and deny lists and the policy on redirections belong to the core.
