@@ -8,11 +8,14 @@
 // binary that links the terminal plugin (the harness binary, which serves
 // it with `harness plugin serve terminal`, and the standalone
 // harness-tool-terminal) imports this package through it and diverts into
-// the helper before the rest of the binary is initialized. So the package
+// the helper before most of the binary is initialized. So the package
 // imports nothing but the standard library's low-level packages and
-// golang.org/x/sys/unix (internal/archtest holds it to that): every
-// package it imports is initialized in each command's helper, and any
-// heavier import would be paid for by every command.
+// golang.org/x/sys/unix, not path/filepath nor os/exec (internal/archtest
+// holds it to that): every package it depends on, and every package that
+// Go's order of initialization puts before it, is initialized in each
+// command's helper, so a heavier import would be paid for by every
+// command. The helper itself is started as a copy of the binary, by the
+// plugin: it is never entered from a main.
 //
 // It also holds what the plugin and the helper must agree on: the
 // Landlock ABI checks, where the seccomp filter is built, the /proc

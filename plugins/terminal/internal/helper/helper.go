@@ -14,12 +14,16 @@ const Arg = "__harness-terminal-helper"
 // shell.
 const Env = "HARNESS_TERMINAL_HELPER"
 
-// The helper starts here, during package initialization, before the
-// packages that most of the binary imports (gRPC, protobuf, the SDK, the
-// core) are initialized: Go initializes a package as soon as all of its
-// imports are, and this one imports only the standard library's low-level
-// packages and golang.org/x/sys/unix. A process started as a helper never
-// returns from this init; any other returns at once.
+// The helper starts here, during package initialization. Go initializes,
+// step by step, the first package in import-path order whose imports are
+// all initialized, so this one runs once the standard library's low-level
+// packages and golang.org/x/sys/unix are: in the harness binary after
+// about a third of the package inits (105th of 338, with 120 KB of their
+// 2.1 MB of allocations), before gRPC, protobuf, the SDK and the core.
+// path/filepath and os/exec sort late and come late (176th): the helper
+// does without them (internal/archtest holds it to that). A process
+// started as a helper never returns from this init; any other returns at
+// once.
 func init() {
 	if len(os.Args) < 2 || os.Args[1] != Arg {
 		return
