@@ -50,7 +50,7 @@ func (c *Compactor) Maybe(ctx context.Context, msgs []sdk.Message, rec Recorder,
 		threshold = 0.8
 	}
 	limit := int64(threshold * float64(c.ContextWindow))
-	before := est.tokens(len(promptBytes(msgs, nil)))
+	before := est.tokens(est.prompt(msgs, nil).size())
 	if c.ContextWindow <= 0 || before <= limit {
 		c.ineffective = 0
 		return msgs, false
@@ -76,7 +76,7 @@ func (c *Compactor) Maybe(ctx context.Context, msgs []sdk.Message, rec Recorder,
 			out = append(out, g...)
 		}
 		dropped = len(oldMsgs)
-		after := est.tokens(len(promptBytes(out, nil)))
+		after := est.tokens(est.prompt(out, nil).size())
 		_ = rec.Record(context.WithoutCancel(ctx), event.ContextCompacted{
 			TokensBefore: before, TokensAfter: after, DroppedMessages: dropped, Summarizer: by,
 		})

@@ -93,7 +93,7 @@ type Loop struct {
 	tokens     int64
 	cost       float64
 	pending    map[string]bool // action ids awaiting approval
-	prevPrompt []byte
+	prevPrompt prompt
 	estimator  estimator
 	recordErr  error // the first event the store could not commit
 	// cutEstimated says the attempt that streamLimit just stopped is
@@ -340,21 +340,22 @@ func (l *Loop) streamLimit(p llm.Progress) string {
 // request runs one model request and records its events.
 func (l *Loop) request(ctx context.Context, msgs []sdk.Message) (llm.AssistantMessage, error) {
 	defs := l.tools.Definitions()
-	prompt := promptBytes(msgs, defs)
+	p := l.estimator.prompt(msgs, defs)
+	size := p.size()
 	model := ""
 	if len(l.cfg.Bindings) > 0 {
 		model = l.cfg.Bindings[0].Name
 	}
-	est := l.estimator.tokens(len(prompt))
+	est := l.estimator.tokens(size)
 	obs := &observer{loop: l, ctx: ctx, request: &event.LLMRequest{
 		Turn:              l.turn,
 		Model:             model,
 		Messages:          len(msgs),
 		PromptTokensEst:   est,
-		SharedPrefixBytes: sharedPrefix(l.prevPrompt, prompt),
-		PromptBytes:       len(prompt),
+		SharedPrefixBytes: l.prevPrompt.sharedPrefix(p),
+		PromptBytes:       size,
 	}}
-	l.prevPrompt = prompt
+	l.prevPrompt = p
 	msg, binding, err := l.model.Complete(ctx, llm.Request{Bindings: l.cfg.Bindings, Messages: withPinned(msgs), Tools: defs,
 		PromptTokensEst: int64(est), Limit: l.streamLimit, Session: l.cfg.Session, Agent: l.cfg.Agent}, obs)
 	l.hold() // the last deltas, the request's event if not yet, the message: one commit (Run releases)
@@ -363,7 +364,7 @@ func (l *Loop) request(ctx context.Context, msgs []sdk.Message) (llm.AssistantMe
 	if err != nil {
 		return msg, err
 	}
-	l.estimator.calibrate(len(prompt), msg.Usage.PromptTokens)
+	l.estimator.calibrate(size, msg.Usage.PromptTokens)
 	calls := make([]event.Call, len(msg.ToolCalls))
 	for i, c := range msg.ToolCalls {
 		calls[i] = event.Call{ID: c.ID, Name: c.Name, Arguments: json.RawMessage(c.Arguments)}
