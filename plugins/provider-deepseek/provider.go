@@ -18,6 +18,7 @@ func New() sdk.Provider { return newProvider(sdk.Logger().Named("deepseek")) }
 type provider struct {
 	logger hclog.Logger
 	gen    providerkit.Current[config]
+	bodies bodyCache // the last request's messages, encoded
 }
 
 // generation is one configuration and the HTTP client built for it.
@@ -56,7 +57,7 @@ func (p *provider) Models(context.Context) ([]sdk.ModelInfo, error) {
 // whose message has been scrubbed of the API key.
 func (p *provider) Stream(ctx context.Context, req sdk.StreamRequest, emit func(sdk.StreamChunk) error) error {
 	return p.gen.Stream("deepseek", p.logger, req.Model.ID, func(gen *generation) error {
-		return (&call{gen: gen, logger: p.logger, req: req, emit: emit}).run(ctx)
+		return (&call{gen: gen, logger: p.logger, req: req, emit: emit, bodies: &p.bodies}).run(ctx)
 	})
 }
 

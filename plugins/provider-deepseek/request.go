@@ -1,7 +1,9 @@
 package deepseek
 
 import (
+	"bytes"
 	"encoding/json"
+	"sync"
 
 	"github.com/harness-agent/harness/sdk"
 )
@@ -73,6 +75,16 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // buildRequest translates an SDK request into DeepSeek's chat completions
 // body.
 func buildRequest(req sdk.StreamRequest) wireRequest {
+	w, thinking := buildHead(req)
+	for _, m := range req.Messages {
+		w.Messages = append(w.Messages, buildMessage(m, req.ReplayReasoning, thinking))
+	}
+	return w
+}
+
+// buildHead translates all of a request but its messages, and says
+// whether it is in thinking mode.
+func buildHead(req sdk.StreamRequest) (wireRequest, bool) {
 	mode := thinkingModeOf(req.Model.ID)
 	thinking := req.Thinking
 	switch mode {
@@ -100,9 +112,6 @@ func buildRequest(req sdk.StreamRequest) wireRequest {
 		t := req.Temperature
 		w.Temperature = &t
 	}
-	for _, m := range req.Messages {
-		w.Messages = append(w.Messages, buildMessage(m, req.ReplayReasoning, thinking))
-	}
 	for _, t := range req.Tools {
 		params := t.Parameters
 		if len(params) == 0 {
@@ -113,7 +122,7 @@ func buildRequest(req sdk.StreamRequest) wireRequest {
 	if len(w.Tools) > 0 {
 		w.ToolChoice = toolChoice(req.ToolChoice, thinking)
 	}
-	return w
+	return w, thinking
 }
 
 // buildMessage translates one message. The reasoning of a tool-call turn
@@ -161,4 +170,102 @@ func toolChoice(choice string, thinking bool) any {
 	named := wireNamedToolChoice{Type: "function"}
 	named.Function.Name = choice
 	return named
+}
+
+// bodyCache encodes request bodies, reusing the encodings of the previous
+// request's messages that are unchanged (compared by position: a
+// conversation mostly grows at its end), so a turn of a long session
+// encodes only its new messages. The body is byte for byte
+// json.Marshal(buildRequest(req)).
+type bodyCache struct {
+	mu               sync.Mutex
+	replay, thinking bool          // what encs were built with
+	msgs             []sdk.Message // what encs encode, their tool calls copied
+	encs             [][]byte
+}
+
+// encode returns the body of req.
+func (c *bodyCache) encode(req sdk.StreamRequest) ([]byte, error) {
+	w, thinking := buildHead(req)
+	rest, err := json.Marshal(w) // {"model":…,"messages":null,…}
+	if err != nil {
+		return nil, err
+	}
+	model, err := json.Marshal(w.Model)
+	if err != nil {
+		return nil, err
+	}
+	head := len(`{"model":`) + len(model)
+	const null = `,"messages":null`
+	if !bytes.HasPrefix(rest[head:], []byte(null)) { // not the layout of wireRequest
+		return json.Marshal(buildRequest(req))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	encs, err := c.messages(req.Messages, req.ReplayReasoning, thinking)
+	if err != nil {
+		return nil, err
+	}
+	n := len(rest) + len(encs) + 1
+	for _, e := range encs {
+		n += len(e)
+	}
+	body := make([]byte, 0, n)
+	body = append(body, rest[:head]...)
+	if len(encs) == 0 {
+		body = append(body, null...)
+	} else {
+		body = append(body, `,"messages":[`...)
+		for i, e := range encs {
+			if i > 0 {
+				body = append(body, ',')
+			}
+			body = append(body, e...)
+		}
+		body = append(body, ']')
+	}
+	return append(body, rest[head+len(null):]...), nil
+}
+
+// messages returns the encodings of msgs, updating the cache.
+func (c *bodyCache) messages(msgs []sdk.Message, replay, thinking bool) ([][]byte, error) {
+	if replay != c.replay || thinking != c.thinking {
+		c.msgs, c.encs = c.msgs[:0], c.encs[:0]
+		c.replay, c.thinking = replay, thinking
+	}
+	if len(c.msgs) > len(msgs) {
+		c.msgs, c.encs = c.msgs[:len(msgs)], c.encs[:len(msgs)]
+	}
+	for i, m := range msgs {
+		if i < len(c.msgs) && sameMessage(c.msgs[i], m) {
+			continue
+		}
+		enc, err := json.Marshal(buildMessage(m, replay, thinking))
+		if err != nil {
+			c.msgs, c.encs = c.msgs[:min(i, len(c.msgs))], c.encs[:min(i, len(c.encs))]
+			return nil, err
+		}
+		m = sdk.Message{Role: m.Role, Content: m.Content, Reasoning: m.Reasoning, ToolCallID: m.ToolCallID,
+			ToolCalls: append([]sdk.ToolCall(nil), m.ToolCalls...)}
+		if i < len(c.msgs) {
+			c.msgs[i], c.encs[i] = m, enc
+		} else {
+			c.msgs, c.encs = append(c.msgs, m), append(c.encs, enc)
+		}
+	}
+	return c.encs, nil
+}
+
+// sameMessage says whether a and b have the same fields buildMessage reads.
+func sameMessage(a, b sdk.Message) bool {
+	if a.Role != b.Role || a.Content != b.Content || a.Reasoning != b.Reasoning || a.ToolCallID != b.ToolCallID ||
+		len(a.ToolCalls) != len(b.ToolCalls) {
+		return false
+	}
+	for i := range a.ToolCalls {
+		if a.ToolCalls[i] != b.ToolCalls[i] {
+			return false
+		}
+	}
+	return true
 }

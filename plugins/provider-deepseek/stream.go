@@ -23,6 +23,7 @@ type call struct {
 	logger hclog.Logger
 	req    sdk.StreamRequest
 	emit   func(sdk.StreamChunk) error
+	bodies *bodyCache // nil: the body is encoded whole
 
 	wd         *providerkit.Watchdog
 	keepAlives int
@@ -37,7 +38,13 @@ func (c *call) run(parent context.Context) error {
 	if c.req.Model.ID == "" {
 		return sdk.Errorf(sdk.KindInvalidRequest, "deepseek: the request names no model")
 	}
-	body, err := json.Marshal(buildRequest(c.req))
+	var body []byte
+	var err error
+	if c.bodies != nil {
+		body, err = c.bodies.encode(c.req)
+	} else {
+		body, err = json.Marshal(buildRequest(c.req))
+	}
 	if err != nil {
 		return sdk.Errorf(sdk.KindInvalidRequest, "deepseek: cannot encode the request: %v", err)
 	}
