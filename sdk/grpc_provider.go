@@ -126,6 +126,9 @@ func (s *providerServer) Stream(req *providerv1.Stream_Request, stream grpc.Serv
 		MaxOutput:       req.MaxOutput,
 		Temperature:     req.Temperature,
 	}
+	if len(req.Messages) > 0 {
+		sr.Messages = make([]Message, 0, len(req.Messages))
+	}
 	for _, m := range req.Messages {
 		sr.Messages = append(sr.Messages, messageFromProto(m))
 	}
@@ -169,7 +172,8 @@ type PrepareRequest struct {
 
 // ProviderClient is the host side of a provider plugin connection.
 type ProviderClient struct {
-	client providerv1.ProviderClient
+	client   providerv1.ProviderClient
+	messages messageCache // the last request's messages, converted
 }
 
 // Configure sends the provider block; it starts a new adapter generation.
@@ -232,9 +236,7 @@ func (c *ProviderClient) Stream(ctx context.Context, h Handle, req StreamRequest
 		ToolChoice:  req.ToolChoice,
 		MaxOutput:   req.MaxOutput,
 		Temperature: req.Temperature,
-	}
-	for _, m := range req.Messages {
-		preq.Messages = append(preq.Messages, messageToProto(m))
+		Messages:    c.messages.convert(req.Messages),
 	}
 	for _, t := range req.Tools {
 		preq.Tools = append(preq.Tools, &providerv1.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJson: t.Parameters})

@@ -1,0 +1,164 @@
+package sdk
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/harness-agent/harness/sdk/proto/providerv1"
+)
+
+// TestMessageCacheComparesEveryField: sameMessage must compare every
+// field of Message, or a changed message would be sent as it was.
+func TestMessageCacheComparesEveryField(t *testing.T) {
+	t.Parallel()
+	if n := reflect.TypeFor[Message]().NumField(); n != 8 {
+		t.Fatalf("Message has %d fields, sameMessage compares 8: compare the new ones", n)
+	}
+	base := Message{Role: RoleAssistant, Content: "c", Reasoning: "r", ToolCalls: []ToolCall{{ID: "1", Name: "n", Arguments: "{}"}},
+		ToolCallID: "t", ReasoningBlocks: []ReasoningBlock{{Text: "x", Signature: "s"}}}
+	for i, edit := range []func(*Message){
+		func(m *Message) { m.Role = RoleUser },
+		func(m *Message) { m.Content = "d" },
+		func(m *Message) { m.Reasoning = "s" },
+		func(m *Message) { m.ToolCalls = []ToolCall{{ID: "2", Name: "n", Arguments: "{}"}} },
+		func(m *Message) { m.ToolCallID = "u" },
+		func(m *Message) { m.ReasoningBlocks = []ReasoningBlock{{Text: "x", Signature: "s", Redacted: true}} },
+		func(m *Message) { m.Pinned = true },
+		func(m *Message) { m.IsError = true },
+	} {
+		m := base
+		edit(&m)
+		if sameMessage(base, m) {
+			t.Errorf("edit %d: the same message", i)
+		}
+	}
+	if !sameMessage(base, base) {
+		t.Error("a message differs from itself")
+	}
+}
+
+// TestMessageCacheMatchesConversion: over random conversations (messages
+// appended, edited in place, their slices mutated by the caller,
+// replaced, compacted, truncated), the cached conversion equals the
+// conversion of every message.
+func TestMessageCacheMatchesConversion(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(100) {
+		r := rand.New(rand.NewPCG(seed, 22))
+		text := func() string { return []string{"", "a", "b", "<&>", fmt.Sprint(r.IntN(100))}[r.IntN(5)] }
+		message := func() Message {
+			m := Message{Role: []Role{RoleSystem, RoleUser, RoleAssistant, RoleTool}[r.IntN(4)], Content: text(), Reasoning: text(),
+				ToolCallID: text(), Pinned: r.IntN(2) == 0, IsError: r.IntN(2) == 0}
+			for range r.IntN(3) {
+				m.ToolCalls = append(m.ToolCalls, ToolCall{ID: text(), Name: text(), Arguments: text()})
+			}
+			for range r.IntN(2) {
+				m.ReasoningBlocks = append(m.ReasoningBlocks, ReasoningBlock{Text: text(), Signature: text(), Redacted: r.IntN(2) == 0})
+			}
+			return m
+		}
+		var c messageCache
+		var msgs []Message
+		for step := range 60 {
+			switch op := r.IntN(10); {
+			case op < 5:
+				msgs = append(msgs, message(), message())
+			case op < 7 && len(msgs) > 0:
+				m := &msgs[r.IntN(len(msgs))]
+				switch {
+				case len(m.ToolCalls) > 0 && r.IntN(2) == 0:
+					m.ToolCalls[0].Arguments += "x" // the caller's slice, mutated
+				case len(m.ReasoningBlocks) > 0 && r.IntN(2) == 0:
+					m.ReasoningBlocks[0].Signature += "x"
+				default:
+					m.Pinned = !m.Pinned
+				}
+			case op < 8 && len(msgs) > 2:
+				keep := r.IntN(len(msgs) - 1)
+				msgs = append([]Message{msgs[0], message()}, msgs[len(msgs)-keep:]...)
+			case op < 9 && len(msgs) > 0:
+				msgs = msgs[:r.IntN(len(msgs))]
+			default:
+				msgs = append([]Message(nil), msgs...)
+				if len(msgs) > 0 {
+					msgs[r.IntN(len(msgs))] = message()
+				}
+			}
+			got := &providerv1.Stream_Request{Messages: c.convert(msgs)}
+			want := &providerv1.Stream_Request{}
+			for _, m := range msgs {
+				want.Messages = append(want.Messages, messageToProto(m))
+			}
+			if !proto.Equal(got, want) {
+				t.Fatalf("seed %d step %d: converted\n%v\nwant\n%v", seed, step, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkStreamRequest measures the request of turn 100 of a session
+// (200 messages) converted and marshalled: every message converted, and
+// by the cache holding turn 99's.
+func BenchmarkStreamRequest(b *testing.B) {
+	msgs := []Message{{Role: RoleSystem, Content: "You are a helpful agent."}, {Role: RoleUser, Content: "Summarize the notes", Pinned: true}}
+	for k := range 99 {
+		id := fmt.Sprintf("call_%d", k)
+		msgs = append(msgs, Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: id, Name: "read_file", Arguments: fmt.Sprintf(`{"path":"notes-%d.md"}`, k)}}},
+			Message{Role: RoleTool, ToolCallID: id, Content: "     1\t# Notes\n     2\t\n     3\t- TODO: the parser\n     4\t- TODO: the docs\n"})
+	}
+	b.Run("whole", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			preq := &providerv1.Stream_Request{}
+			for _, m := range msgs {
+				preq.Messages = append(preq.Messages, messageToProto(m))
+			}
+			if _, err := proto.Marshal(preq); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		var c messageCache
+		b.ReportAllocs()
+		for b.Loop() {
+			c.msgs, c.pms = c.msgs[:min(len(c.msgs), len(msgs)-2)], c.pms[:min(len(c.pms), len(msgs)-2)] // turn 100's two messages are new
+			if _, err := proto.Marshal(&providerv1.Stream_Request{Messages: c.convert(msgs)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestMessageCacheConcurrent: streams of one client convert and marshal
+// at once, sharing the converted messages (the race detector checks).
+func TestMessageCacheConcurrent(t *testing.T) {
+	t.Parallel()
+	var c messageCache
+	base := []Message{{Role: RoleSystem, Content: "s"}, {Role: RoleUser, Content: "u"}}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			msgs := slices.Clone(base)
+			for k := range 50 {
+				msgs = append(msgs, Message{Role: RoleAssistant, Content: fmt.Sprint(g, k)})
+				raw, err := proto.Marshal(&providerv1.Stream_Request{Messages: c.convert(msgs)})
+				var back providerv1.Stream_Request
+				if err == nil {
+					err = proto.Unmarshal(raw, &back)
+				}
+				if err != nil || len(back.Messages) != len(msgs) || back.Messages[len(msgs)-1].Content != msgs[len(msgs)-1].Content {
+					t.Errorf("goroutine %d turn %d: %v, %d messages", g, k, err, len(back.Messages))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
