@@ -96,21 +96,19 @@ func (c *Compactor) Maybe(ctx context.Context, msgs []sdk.Message, rec Recorder,
 // withPinned returns msgs with the pinned head marked, for providers that
 // place prompt-cache breakpoints after it. msgs is not modified.
 func withPinned(msgs []sdk.Message) []sdk.Message {
-	pinned, _ := split(msgs)
-	if len(pinned) == 0 {
+	n := pinnedHead(msgs)
+	if n == 0 {
 		return msgs
 	}
 	out := append([]sdk.Message(nil), msgs...)
-	for i := range pinned {
+	for i := range n {
 		out[i].Pinned = true
 	}
 	return out
 }
 
-// split separates the pinned head (system prompt and task) from the turns
-// that follow. A turn is a user message, or an assistant message with the
-// tool results that answer it: a call is never separated from its result.
-func split(msgs []sdk.Message) (pinned []sdk.Message, groups [][]sdk.Message) {
+// pinnedHead is the length of the pinned head (system prompt and task).
+func pinnedHead(msgs []sdk.Message) int {
 	i := 0
 	for i < len(msgs) && msgs[i].Role == sdk.RoleSystem {
 		i++
@@ -118,6 +116,14 @@ func split(msgs []sdk.Message) (pinned []sdk.Message, groups [][]sdk.Message) {
 	if i < len(msgs) && msgs[i].Role == sdk.RoleUser {
 		i++
 	}
+	return i
+}
+
+// split separates the pinned head (system prompt and task) from the turns
+// that follow. A turn is a user message, or an assistant message with the
+// tool results that answer it: a call is never separated from its result.
+func split(msgs []sdk.Message) (pinned []sdk.Message, groups [][]sdk.Message) {
+	i := pinnedHead(msgs)
 	pinned = msgs[:i]
 	for _, m := range msgs[i:] {
 		if m.Role == sdk.RoleTool && len(groups) > 0 {
