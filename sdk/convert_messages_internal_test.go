@@ -46,7 +46,8 @@ func TestMessageCacheComparesEveryField(t *testing.T) {
 // TestMessageCacheMatchesConversion: over random conversations (messages
 // appended, edited in place, their slices mutated by the caller,
 // replaced, compacted, truncated), the cached conversion equals the
-// conversion of every message.
+// conversion of every message, and the request the codec encodes from the
+// cached encodings decodes to the request.
 func TestMessageCacheMatchesConversion(t *testing.T) {
 	t.Parallel()
 	for seed := range uint64(100) {
@@ -90,21 +91,32 @@ func TestMessageCacheMatchesConversion(t *testing.T) {
 					msgs[r.IntN(len(msgs))] = message()
 				}
 			}
-			got := &providerv1.Stream_Request{Messages: c.convert(msgs)}
-			want := &providerv1.Stream_Request{}
+			got := &providerv1.Stream_Request{Handle: &providerv1.Handle{Id: "h", Generation: 3}, ToolChoice: "auto", MaxOutput: 7,
+				Tools: []*providerv1.ToolDefinition{{Name: "read_file", ParametersJson: []byte(`{}`)}}}
+			codec := &requestCodec{req: got}
+			got.Messages, codec.wire = c.convert(msgs)
+			want := &providerv1.Stream_Request{Handle: got.Handle, ToolChoice: got.ToolChoice, MaxOutput: got.MaxOutput, Tools: got.Tools}
 			for _, m := range msgs {
 				want.Messages = append(want.Messages, messageToProto(m))
 			}
 			if !proto.Equal(got, want) {
 				t.Fatalf("seed %d step %d: converted\n%v\nwant\n%v", seed, step, got, want)
 			}
+			raw, err := codec.Marshal(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sent providerv1.Stream_Request
+			if err := proto.Unmarshal(raw.Materialize(), &sent); err != nil || !proto.Equal(&sent, want) {
+				t.Fatalf("seed %d step %d: sent\n%v (%v)\nwant\n%v", seed, step, &sent, err, want)
+			}
 		}
 	}
 }
 
 // BenchmarkStreamRequest measures the request of turn 100 of a session
-// (200 messages) converted and marshalled: every message converted, and
-// by the cache holding turn 99's.
+// (200 messages) converted and encoded: every message converted and the
+// request marshalled, and by the cache holding turn 99's and the codec.
 func BenchmarkStreamRequest(b *testing.B) {
 	msgs := []Message{{Role: RoleSystem, Content: "You are a helpful agent."}, {Role: RoleUser, Content: "Summarize the notes", Pinned: true}}
 	for k := range 99 {
@@ -128,8 +140,12 @@ func BenchmarkStreamRequest(b *testing.B) {
 		var c messageCache
 		b.ReportAllocs()
 		for b.Loop() {
-			c.msgs, c.pms = c.msgs[:min(len(c.msgs), len(msgs)-2)], c.pms[:min(len(c.pms), len(msgs)-2)] // turn 100's two messages are new
-			if _, err := proto.Marshal(&providerv1.Stream_Request{Messages: c.convert(msgs)}); err != nil {
+			k := min(len(c.msgs), len(msgs)-2) // turn 100's two messages are new
+			c.msgs, c.pms, c.wire = c.msgs[:k], c.pms[:k], c.wire[:k]
+			req := &providerv1.Stream_Request{}
+			codec := &requestCodec{req: req}
+			req.Messages, codec.wire = c.convert(msgs)
+			if _, err := codec.Marshal(req); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -148,10 +164,13 @@ func TestMessageCacheConcurrent(t *testing.T) {
 			msgs := slices.Clone(base)
 			for k := range 50 {
 				msgs = append(msgs, Message{Role: RoleAssistant, Content: fmt.Sprint(g, k)})
-				raw, err := proto.Marshal(&providerv1.Stream_Request{Messages: c.convert(msgs)})
+				req := &providerv1.Stream_Request{}
+				codec := &requestCodec{req: req}
+				req.Messages, codec.wire = c.convert(msgs)
+				raw, err := codec.Marshal(req)
 				var back providerv1.Stream_Request
 				if err == nil {
-					err = proto.Unmarshal(raw, &back)
+					err = proto.Unmarshal(raw.Materialize(), &back)
 				}
 				if err != nil || len(back.Messages) != len(msgs) || back.Messages[len(msgs)-1].Content != msgs[len(msgs)-1].Content {
 					t.Errorf("goroutine %d turn %d: %v, %d messages", g, k, err, len(back.Messages))

@@ -236,12 +236,13 @@ func (c *ProviderClient) Stream(ctx context.Context, h Handle, req StreamRequest
 		ToolChoice:  req.ToolChoice,
 		MaxOutput:   req.MaxOutput,
 		Temperature: req.Temperature,
-		Messages:    c.messages.convert(req.Messages),
 	}
+	codec := &requestCodec{req: preq}
+	preq.Messages, codec.wire = c.messages.convert(req.Messages)
 	for _, t := range req.Tools {
 		preq.Tools = append(preq.Tools, &providerv1.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJson: t.Parameters})
 	}
-	stream, err := c.client.Stream(ctx, preq)
+	stream, err := c.client.Stream(ctx, preq, codec.callOption())
 	if err != nil {
 		return err
 	}
