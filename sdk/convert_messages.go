@@ -35,7 +35,7 @@ func (c *messageCache) convert(msgs []Message) ([]*providerv1.Message, [][]byte)
 		c.msgs, c.pms, c.wire = c.msgs[:len(msgs)], c.pms[:len(msgs)], c.wire[:len(msgs)]
 	}
 	for i, m := range msgs {
-		if i < len(c.msgs) && sameMessage(c.msgs[i], m) {
+		if i < len(c.msgs) && SameMessage(c.msgs[i], m) {
 			continue
 		}
 		pm := messageToProto(m)
@@ -56,8 +56,10 @@ func (c *messageCache) convert(msgs []Message) ([]*providerv1.Message, [][]byte)
 	return slices.Clone(c.pms), slices.Clone(c.wire)
 }
 
-// sameMessage says whether a and b are equal in every field.
-func sameMessage(a, b Message) bool {
+// SameMessage says whether a and b are equal in every field (a nil and
+// an empty slice alike): for caches that keep what they derived from a
+// message while it is unchanged.
+func SameMessage(a, b Message) bool {
 	return a.Role == b.Role && a.Content == b.Content && a.Reasoning == b.Reasoning && a.ToolCallID == b.ToolCallID &&
 		a.Pinned == b.Pinned && a.IsError == b.IsError &&
 		slices.Equal(a.ToolCalls, b.ToolCalls) && slices.Equal(a.ReasoningBlocks, b.ReasoningBlocks)

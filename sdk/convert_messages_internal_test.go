@@ -13,12 +13,12 @@ import (
 	"github.com/harness-agent/harness/sdk/proto/providerv1"
 )
 
-// TestMessageCacheComparesEveryField: sameMessage must compare every
+// TestMessageCacheComparesEveryField: SameMessage must compare every
 // field of Message, or a changed message would be sent as it was.
 func TestMessageCacheComparesEveryField(t *testing.T) {
 	t.Parallel()
 	if n := reflect.TypeFor[Message]().NumField(); n != 8 {
-		t.Fatalf("Message has %d fields, sameMessage compares 8: compare the new ones", n)
+		t.Fatalf("Message has %d fields, SameMessage compares 8: compare the new ones", n)
 	}
 	base := Message{Role: RoleAssistant, Content: "c", Reasoning: "r", ToolCalls: []ToolCall{{ID: "1", Name: "n", Arguments: "{}"}},
 		ToolCallID: "t", ReasoningBlocks: []ReasoningBlock{{Text: "x", Signature: "s"}}}
@@ -34,11 +34,11 @@ func TestMessageCacheComparesEveryField(t *testing.T) {
 	} {
 		m := base
 		edit(&m)
-		if sameMessage(base, m) {
+		if SameMessage(base, m) {
 			t.Errorf("edit %d: the same message", i)
 		}
 	}
-	if !sameMessage(base, base) {
+	if !SameMessage(base, base) {
 		t.Error("a message differs from itself")
 	}
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 
 	"github.com/harness-agent/harness/sdk"
 )
@@ -129,7 +130,7 @@ func sameBytes(a, b []byte) bool {
 // and tools of the previous call that are unchanged (messages are compared
 // by position: a conversation mostly grows at its end).
 type promptCache struct {
-	msgs []sdk.Message // the messages encs encode, their tool calls copied
+	msgs []sdk.Message // the messages encs encode, their slices copied
 	encs [][]byte
 
 	defs    []sdk.ToolDefinition // the tools head serializes
@@ -148,7 +149,7 @@ func (c *promptCache) prompt(msgs []sdk.Message, defs []sdk.ToolDefinition) prom
 		c.msgs, c.encs = c.msgs[:len(msgs)], c.encs[:len(msgs)]
 	}
 	for i := range msgs {
-		if i < len(c.msgs) && sameMessage(c.msgs[i], msgs[i]) {
+		if i < len(c.msgs) && sdk.SameMessage(c.msgs[i], msgs[i]) {
 			continue
 		}
 		m := msgs[i]
@@ -157,7 +158,7 @@ func (c *promptCache) prompt(msgs []sdk.Message, defs []sdk.ToolDefinition) prom
 			c.msgs, c.encs = c.msgs[:min(i, len(c.msgs))], c.encs[:min(i, len(c.encs))]
 			return prompt{}
 		}
-		m.ToolCalls = append([]sdk.ToolCall(nil), m.ToolCalls...)
+		m.ToolCalls, m.ReasoningBlocks = slices.Clone(m.ToolCalls), slices.Clone(m.ReasoningBlocks)
 		if i < len(c.msgs) {
 			c.msgs[i], c.encs[i] = m, enc
 		} else {
@@ -187,19 +188,6 @@ func (c *promptCache) tools(defs []sdk.ToolDefinition) ([]byte, bool) {
 	c.head = append(append([]byte(`{"tools":`), enc...), `,"messages":`...)
 	c.toolsOK = err == nil
 	return c.head, c.toolsOK
-}
-
-func sameMessage(a, b sdk.Message) bool {
-	if a.Role != b.Role || a.Content != b.Content || a.Reasoning != b.Reasoning || a.ToolCallID != b.ToolCallID ||
-		len(a.ToolCalls) != len(b.ToolCalls) {
-		return false
-	}
-	for i := range a.ToolCalls {
-		if a.ToolCalls[i] != b.ToolCalls[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func sameDefs(a, b []sdk.ToolDefinition) bool {

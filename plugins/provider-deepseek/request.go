@@ -3,6 +3,7 @@ package deepseek
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sync"
 
 	"github.com/harness-agent/harness/sdk"
@@ -180,7 +181,7 @@ func toolChoice(choice string, thinking bool) any {
 type bodyCache struct {
 	mu               sync.Mutex
 	replay, thinking bool          // what encs were built with
-	msgs             []sdk.Message // what encs encode, their tool calls copied
+	msgs             []sdk.Message // what encs encode, their slices copied
 	encs             [][]byte
 }
 
@@ -237,7 +238,7 @@ func (c *bodyCache) messages(msgs []sdk.Message, replay, thinking bool) ([][]byt
 		c.msgs, c.encs = c.msgs[:len(msgs)], c.encs[:len(msgs)]
 	}
 	for i, m := range msgs {
-		if i < len(c.msgs) && sameMessage(c.msgs[i], m) {
+		if i < len(c.msgs) && sdk.SameMessage(c.msgs[i], m) {
 			continue
 		}
 		enc, err := json.Marshal(buildMessage(m, replay, thinking))
@@ -245,8 +246,7 @@ func (c *bodyCache) messages(msgs []sdk.Message, replay, thinking bool) ([][]byt
 			c.msgs, c.encs = c.msgs[:min(i, len(c.msgs))], c.encs[:min(i, len(c.encs))]
 			return nil, err
 		}
-		m = sdk.Message{Role: m.Role, Content: m.Content, Reasoning: m.Reasoning, ToolCallID: m.ToolCallID,
-			ToolCalls: append([]sdk.ToolCall(nil), m.ToolCalls...)}
+		m.ToolCalls, m.ReasoningBlocks = slices.Clone(m.ToolCalls), slices.Clone(m.ReasoningBlocks)
 		if i < len(c.msgs) {
 			c.msgs[i], c.encs[i] = m, enc
 		} else {
@@ -254,18 +254,4 @@ func (c *bodyCache) messages(msgs []sdk.Message, replay, thinking bool) ([][]byt
 		}
 	}
 	return c.encs, nil
-}
-
-// sameMessage says whether a and b have the same fields buildMessage reads.
-func sameMessage(a, b sdk.Message) bool {
-	if a.Role != b.Role || a.Content != b.Content || a.Reasoning != b.Reasoning || a.ToolCallID != b.ToolCallID ||
-		len(a.ToolCalls) != len(b.ToolCalls) {
-		return false
-	}
-	for i := range a.ToolCalls {
-		if a.ToolCalls[i] != b.ToolCalls[i] {
-			return false
-		}
-	}
-	return true
 }
