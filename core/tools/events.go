@@ -133,6 +133,16 @@ func (r *StoreRecorder) Background(ctx context.Context) {
 	}
 }
 
+// Release lets a Queue hold go and starts committing everything pending
+// in the background (see Background): for a caller that queued a group
+// and finds that nothing it does next acts on the world.
+func (r *StoreRecorder) Release(ctx context.Context) {
+	r.mu.Lock()
+	r.holding = false
+	r.mu.Unlock()
+	r.Background(ctx)
+}
+
 // Queue adds d to what the next commit holds, for the caller's next
 // Record, RecordAll or Flush: no background commit takes d, nor what is
 // deferred after it, so they go in that call's transaction.

@@ -149,12 +149,50 @@ func (e *Executor) Announce(ctx context.Context, calls ...sdk.Call) error {
 		}
 		evs = append(evs, CallEvent(call))
 	}
+	if rel, ok := e.rec.(releaser); ok && e.quietReads(calls...) {
+		// Nothing of the group acts on the world: its calls run while
+		// their tool.call events (and the model's message queued before
+		// them) are committed in the background.
+		for _, ev := range evs {
+			event.Defer(context.WithoutCancel(ctx), e.rec, ev)
+		}
+		rel.Release(context.WithoutCancel(ctx))
+		return nil
+	}
 	// One commit for the calls of the group, before any of them runs.
 	if err := event.RecordAll(context.WithoutCancel(ctx), e.rec, evs...); err != nil {
 		e.log.Error("event not recorded", "type", event.TypeToolCall, "calls", len(evs), "error", err)
 		return fmt.Errorf("record the tool.call events of %d calls: %w", len(evs), err)
 	}
 	return nil
+}
+
+// releaser is a recorder that can commit what it holds in the background
+// (*StoreRecorder).
+type releaser interface {
+	Release(ctx context.Context)
+}
+
+// quietReads reports whether none of calls can act on the world, so that
+// they may run while their tool.call events are being committed: each is
+// a tool of the core or of a plugin that declares neither writes, executes
+// nor network (the approval pipeline runs such tools directly, without an
+// action or a question), and no hook sees any phase (a hook is a plugin
+// that could act on what it is shown). A kill before the commit loses the
+// record of reads that changed nothing; every later event, and anything
+// that acts on the world, still waits for it.
+func (e *Executor) quietReads(calls ...sdk.Call) bool {
+	if len(e.hooks) > 0 {
+		return false
+	}
+	for _, c := range calls {
+		ent := e.reg.entry(c.Tool)
+		if ent == nil || !e.visible(c.Tool) || ent.Origin == OriginMCP ||
+			ent.Spec.Writes || ent.Spec.Executes || ent.Spec.Network {
+			return false
+		}
+	}
+	return true
 }
 
 // CallEvent is the tool.call event of call, as Run and Announce record it.
@@ -179,7 +217,9 @@ func (e *Executor) Run(ctx context.Context, call sdk.Call) Outcome {
 // RunDeferred is Run, except that the events recorded once the tool has
 // run (its last tool.progress lines and its tool.result) are deferred
 // (event.Defer): they are committed, and shown, with the next event the
-// recorder commits. The caller flushes the recorder once the batch of calls
+// recorder commits. A call that cannot act on the world (quietReads) has
+// its tool.call committed in the background while it runs, when the
+// recorder can (releaser). The caller flushes the recorder once the batch of calls
 // it runs is done; the agent loop does.
 func (e *Executor) RunDeferred(ctx context.Context, call sdk.Call) Outcome {
 	return e.run(ctx, call, e.rec, "", true)
@@ -224,7 +264,15 @@ func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approve
 	approved := approvedAction != ""
 	c := &callRun{e: e, rec: rec, call: call, actionID: approvedAction, deferLast: deferLast}
 	if _, announced := e.announced.LoadAndDelete(call.ID); !approved && !announced {
+		rel, releases := rec.(releaser)
+		if quiet := deferLast && releases && e.quietReads(call); quiet {
+			c.deferring = true
+		}
 		c.record(ctx, CallEvent(call))
+		if c.deferring {
+			c.deferring = false
+			rel.Release(context.WithoutCancel(ctx))
+		}
 	}
 	res := normalize(call.Tool, c.phases(ctx, approved), e.opts.OutputCap)
 	e.observe(ctx, c.event(PhaseNormalize, &res))

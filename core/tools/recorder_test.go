@@ -296,3 +296,22 @@ func TestStoreRecorderQueueWaitsForTheCaller(t *testing.T) {
 		t.Fatalf("stored %v, shown %v, want %v", got, shown(), want)
 	}
 }
+
+// Release lets a Queue hold go: what was queued and deferred is committed
+// in the background, in one transaction, without a later Record.
+func TestStoreRecorderReleaseCommitsTheQueued(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rec, _, stored, shown := openRecorder(t)
+	rec.Queue(ctx, event.AssistantMessage{Content: "m"})
+	rec.Defer(ctx, event.ToolCall{CallID: "c1"})
+	rec.Release(ctx)
+	want := []string{"assistant.message ", "tool.call c1"}
+	testkit.WaitFor(t, func() bool { return len(shown()) == len(want) }, "the released events shown")
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := stored(); !slices.Equal(got, want) || !slices.Equal(shown(), want) {
+		t.Fatalf("stored %v, shown %v, want %v", got, shown(), want)
+	}
+}
