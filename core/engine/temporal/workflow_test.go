@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/harness-agent/harness/core/agent"
 	"github.com/harness-agent/harness/core/event"
@@ -136,11 +137,21 @@ type fixture struct {
 	decisions []Decision
 }
 
+// testEnvironment is a test workflow environment whose deadlock detector
+// allows a workflow task 30 s instead of the SDK's 1 s: under -race on a
+// loaded 2-core machine a task of these tests was once starved past 1 s
+// ("Potential deadlock detected"), while a real deadlock still fails.
+func testEnvironment(s *testsuite.WorkflowTestSuite) *testsuite.TestWorkflowEnvironment {
+	env := s.NewTestWorkflowEnvironment()
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: 30 * time.Second})
+	return env
+}
+
 func newFixture(t *testing.T, replies []llm.AssistantMessage, run func(sdk.Call) tools.Outcome) *fixture {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-	f := &fixture{env: s.NewTestWorkflowEnvironment(), model: &fakeModel{replies: replies}, mem: &memory{}}
+	f := &fixture{env: testEnvironment(&s), model: &fakeModel{replies: replies}, mem: &memory{}}
 	rt := &Runtime{Model: f.model, Bindings: []llm.Binding{{Name: "fake"}}, Tools: &fakeTools{run: run}, Recorder: f.mem, Meter: f.mem,
 		Decide: func(_ context.Context, d Decision) (tools.ResultEvent, error) {
 			f.mem.mu.Lock()
@@ -639,7 +650,7 @@ func (s *failingSessions) Fail(_ context.Context, id, message string) error {
 func TestWorkflowFailureEndsTheSession(t *testing.T) {
 	var suite testsuite.WorkflowTestSuite
 	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-	env := suite.NewTestWorkflowEnvironment()
+	env := testEnvironment(&suite)
 	ss := &failingSessions{}
 	Register(env, &Activities{Sessions: ss})
 	env.ExecuteWorkflow(WorkflowName, Input{Session: "s1", Models: []string{"fake"}})
