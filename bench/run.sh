@@ -190,17 +190,20 @@ row "… a small SDK test plugin (core/pluginhost bench, mean)" "$(fs "$p" 1e6 '
 p=$(m BenchmarkNoopCall host-p50-us) r=$(m BenchmarkNoopCall bare-p50-us) e=$(m BenchmarkNoopCall bare-execute-p50-us)
 row "no-op tool call through the host's handle" "$(f "$p" '%.0f µs')" "bare gRPC unary $(f "$r" '%.0f µs')" \
 	"$(ratio "$p" "$r")" "≤ bare + 50 µs" "$(verdict "x <= y + 50" "$p" "$r")"
-p=$(m BenchmarkNoopCall phases-p50-us) n=$(m BenchmarkNoopCall phases-nostore-p50-us)
+p=$(m BenchmarkNoopCall phases-p50-us) n=$(m BenchmarkNoopCall phases-nostore-p50-us) w=$(m BenchmarkNoopCall phases+commit-p50-us)
 row "no-op tool call through all phases (tool.call + tool.result committed to the store)" "$(f "$p" '%.0f µs')" \
 	"bare gRPC unary $(f "$r" '%.0f µs')" "$(ratio "$p" "$r")" "" ""
+row "… the same until its tool.result is committed (the run goes on before)" "$(f "$w" '%.0f µs')" "bare gRPC unary $(f "$r" '%.0f µs')" "$(ratio "$w" "$r")" "" ""
 row "… the same with events dropped instead of stored" "$(f "$n" '%.0f µs')" "bare gRPC unary $(f "$r" '%.0f µs')" "$(ratio "$n" "$r")" "" ""
 row "… the tool's raw Execute stream over go-plugin, no harness code" "" "bare Execute $(f "$e" '%.0f µs')" "" "" ""
 for c in memory read_file; do
 	p=$(m BenchmarkCall64KiB/$c phases-p50-us) r=$(m BenchmarkCall64KiB/$c bare-p50-us) n=$(m BenchmarkCall64KiB/$c phases-nostore-p50-us)
+	w=$(m BenchmarkCall64KiB/$c phases+commit-p50-us)
 	what="a tool returning 64 KiB from memory"
 	[ $c = read_file ] && what="read_file of a 64 KiB file"
 	row "$what, through all phases" "$(f "$p" '%.0f µs')" "bare go-plugin call $(f "$r" '%.0f µs')" "$(ratio "$p" "$r")" \
 		"≤ 1.2× bare" "$(verdict "x <= 1.2 * y" "$p" "$r")"
+	row "… the same until its tool.result is committed (the run goes on before)" "$(f "$w" '%.0f µs')" "bare go-plugin call $(f "$r" '%.0f µs')" "$(ratio "$w" "$r")" "" ""
 	row "… the same with events dropped instead of stored" "$(f "$n" '%.0f µs')" "bare go-plugin call $(f "$r" '%.0f µs')" "$(ratio "$n" "$r")" "" ""
 done
 for c in small 64KiB; do
@@ -211,6 +214,8 @@ for c in small 64KiB; do
 		row "$what" "not measured: server-everything or node missing" "" "" "" ""
 	else
 		row "$what" "$(f "$p" '%.0f µs')" "MCP Go SDK client alone $(f "$r" '%.0f µs')" "$(ratio "$p" "$r")" "" ""
+		w=$(m BenchmarkMCPCall/$c phases+commit-p50-us)
+		row "… the same until its tool.result is committed (the run goes on before)" "$(f "$w" '%.0f µs')" "MCP Go SDK client alone $(f "$r" '%.0f µs')" "$(ratio "$w" "$r")" "" ""
 		row "… the same with events dropped instead of stored" "$(f "$n" '%.0f µs')" "MCP Go SDK client alone $(f "$r" '%.0f µs')" "$(ratio "$n" "$r")" "" ""
 	fi
 done
