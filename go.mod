@@ -95,3 +95,5 @@ require (
 )
 
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
+
+replace github.com/google/go-cmp => ./third_party/go-cmp
