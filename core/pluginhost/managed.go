@@ -67,7 +67,7 @@ func (m *managed) configure(ctx context.Context, apply func(ctx context.Context,
 	defer m.cfgMu.Unlock()
 	// Two Configures in flight at once could reach the plugin's handler
 	// in either order: the next is sent once the previous is answered.
-	if err := m.settle(ctx); err != nil {
+	if _, err := m.settle(ctx); err != nil {
 		return err
 	}
 	m.apply, m.appliedTo = apply, -1
@@ -91,8 +91,14 @@ func (m *managed) configured(ctx context.Context) (any, error) {
 	}
 	m.cfgMu.Lock()
 	defer m.cfgMu.Unlock()
-	if err := m.settle(ctx); err != nil {
+	p, err := m.settle(ctx)
+	if err != nil {
 		return nil, err
+	}
+	if p != nil && p.err != nil && p.raw == raw && p.gen == m.generation() {
+		// This process has just answered the last Configure with a
+		// refusal: that answer is this call's, not a second Configure's.
+		return nil, m.callError(ctx, raw, p.err)
 	}
 	if err := m.applyNow(ctx, raw); err != nil {
 		return nil, err
@@ -113,7 +119,7 @@ func (m *managed) pipelined(ctx context.Context) (any, *pendingConfig, error) {
 	if p := m.pending; p != nil && p.raw == raw && !isClosed(p.done) {
 		return raw, p, nil
 	}
-	if err := m.settle(ctx); err != nil {
+	if _, err := m.settle(ctx); err != nil {
 		return nil, nil, err
 	}
 	if m.apply == nil || m.appliedTo == m.generation() {
@@ -164,25 +170,26 @@ func (m *managed) send(ctx context.Context, raw any) *pendingConfig {
 	return p
 }
 
-// settle waits for the pending Configure, if any, and records its outcome:
-// on success the process has the configuration; a failure is left to the
-// next call, which sends the configuration again and gets the same answer
-// (as without pipelining). Called with cfgMu held.
-func (m *managed) settle(ctx context.Context) error {
+// settle waits for the pending Configure, if any, records its outcome and
+// returns it: on success the process has the configuration; a failure is
+// left to the caller (configured returns it) or to the next call, which
+// sends the configuration again and gets the same answer (as without
+// pipelining). Called with cfgMu held.
+func (m *managed) settle(ctx context.Context) (*pendingConfig, error) {
 	p := m.pending
 	if p == nil {
-		return nil
+		return nil, nil
 	}
 	select {
 	case <-p.done:
 	case <-ctx.Done():
-		return m.callError(ctx, p.raw, ctx.Err())
+		return nil, m.callError(ctx, p.raw, ctx.Err())
 	}
 	m.pending = nil
 	if p.err == nil && p.gen == m.generation() && m.appliedTo == -1 {
 		m.appliedTo = p.gen
 	}
-	return nil
+	return p, nil
 }
 
 // await waits for the pending Configure p that a call named and returns
@@ -198,7 +205,7 @@ func (m *managed) await(ctx context.Context, p *pendingConfig) error {
 	m.cfgMu.Lock()
 	defer m.cfgMu.Unlock()
 	if m.pending == p {
-		_ = m.settle(ctx)
+		_, _ = m.settle(ctx)
 	}
 	return m.callError(ctx, p.raw, p.err)
 }

@@ -125,3 +125,30 @@ func TestUnorderedPluginGetsConfigureAnsweredFirst(t *testing.T) {
 		}
 	}
 }
+
+// Configured returns the plugin's answer to the Configure sent without
+// waiting (how the harness sets up a third-party plugin), instead of
+// sending the configuration a second time for its own answer.
+func TestConfiguredReturnsThePipelinedRefusal(t *testing.T) {
+	t.Parallel()
+	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Path: testPlugin, SHA256: sha(t, testPlugin)})
+	th, _ := h.Tool("tp")
+	ctx := context.Background()
+	if _, err := th.Describe(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := th.Configure(ctx, refuse); err != nil {
+		t.Fatalf("after its Describe said ordered_configure, Configure is not waited for, yet it returned %v", err)
+	}
+	wantRefused(t, "Configured", th.Configured(ctx))
+	if err := th.Configure(ctx, sdk.PluginConfig{Workspace: "/ws"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := th.Execute(ctx, sdk.Call{ID: "c", Tool: "configures", Arguments: json.RawMessage(`{}`)}, nil)
+	if err != nil || res.Err != nil {
+		t.Fatalf("configures: %v %v", err, res.Err)
+	}
+	if res.Content != "2" {
+		t.Errorf("the plugin handled %s Configure calls, want 2 (the refused one and the good one)", res.Content)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/harness-agent/harness/sdk"
@@ -26,6 +27,7 @@ func main() {
 		return
 	}
 	var workspace string
+	var configures atomic.Int64 // Configure calls handled
 	tool := func(name string, run func(context.Context, sdk.Call) (sdk.Result, error)) sdk.Tool {
 		return sdk.Tool{
 			Spec: sdk.ToolSpec{Name: name, InputSchema: []byte(`{"type":"object"}`)},
@@ -38,6 +40,7 @@ func main() {
 		Name:    "testplugin",
 		Version: "0.0.1",
 		OnConfigure: func(_ context.Context, cfg sdk.PluginConfig) error {
+			configures.Add(1)
 			if refused(cfg.Config) {
 				return errRefused
 			}
@@ -53,6 +56,9 @@ func main() {
 			}),
 			tool("workspace", func(context.Context, sdk.Call) (sdk.Result, error) {
 				return sdk.Result{Content: workspace}, nil
+			}),
+			tool("configures", func(context.Context, sdk.Call) (sdk.Result, error) {
+				return sdk.Result{Content: fmt.Sprint(configures.Load())}, nil
 			}),
 			tool("env", func(context.Context, sdk.Call) (sdk.Result, error) {
 				env := os.Environ()
