@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/harness-agent/harness/core/pluginhost"
@@ -150,5 +151,43 @@ func TestConfiguredReturnsThePipelinedRefusal(t *testing.T) {
 	}
 	if res.Content != "2" {
 		t.Errorf("the plugin handled %s Configure calls, want 2 (the refused one and the good one)", res.Content)
+	}
+}
+
+// A plugin killed between a Configure not yet answered and the call that
+// follows it: the call ends (process_exit, or it ran on a fresh process),
+// never with the old configuration or none, and the next call runs on a
+// fresh process that has the new one.
+func TestPluginKilledBetweenConfigureAndExecute(t *testing.T) {
+	t.Parallel()
+	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Builtin: true})
+	th, _ := h.Tool("tp")
+	ctx := context.Background()
+	if err := th.Configure(ctx, sdk.PluginConfig{Workspace: "/ws-one"}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := workspaceCall(t, th); err != nil || res.Content != "/ws-one" {
+		t.Fatalf("first call: %q %v", res.Content, err)
+	}
+	first := h.PID("tp")
+	if err := th.Configure(ctx, sdk.PluginConfig{Workspace: "/ws-two"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	res, err := workspaceCall(t, th)
+	var se *sdk.Error
+	switch {
+	case err == nil && res.Content != "/ws-two":
+		t.Fatalf("the call after the kill ran with workspace %q, want /ws-two", res.Content)
+	case err != nil && (!errors.As(err, &se) || se.Kind != sdk.KindProcessExit):
+		t.Fatalf("the call after the kill: want process_exit, got %v", err)
+	}
+	if res, err := workspaceCall(t, th); err != nil || res.Content != "/ws-two" {
+		t.Fatalf("the next call: %q %v", res.Content, err)
+	}
+	if second := h.PID("tp"); second == 0 || second == first {
+		t.Errorf("expected a fresh process, pid before %d after %d", first, second)
 	}
 }
