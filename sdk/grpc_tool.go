@@ -199,8 +199,9 @@ func (c *ToolClient) Configure(ctx context.Context, cfg PluginConfig) error {
 	return c.ConfigureSeq(ctx, cfg, 0)
 }
 
-// ConfigureSeq is Configure numbered seq (1, 2, … per connection; 0:
-// unnumbered), which an ExecuteAfter may name.
+// ConfigureSeq is Configure numbered seq (growing from call to call on a
+// connection, not necessarily from 1; 0: unnumbered), which an
+// ExecuteAfter may name.
 func (c *ToolClient) ConfigureSeq(ctx context.Context, cfg PluginConfig, seq uint64) error {
 	resp, err := c.client.Configure(ctx, &toolv1.Configure_Request{Workspace: cfg.Workspace, ConfigJson: cfg.Config, ProtectedPaths: cfg.Protected, Seq: seq})
 	if err != nil {

@@ -399,8 +399,9 @@ type Configure_Request struct {
 	// the session store. Added in protocol v1 without a version change: an
 	// older host sends none.
 	ProtectedPaths []string `protobuf:"bytes,3,rep,name=protected_paths,json=protectedPaths,proto3" json:"protected_paths,omitempty"`
-	// seq numbers the host's Configure calls to this process (1, 2, …; 0:
-	// unnumbered, an older host). An Execute names the seq it must follow.
+	// seq numbers the host's Configure calls (0: unnumbered, an older
+	// host). It only grows, but a process started after a restart may see
+	// its first above 1. An Execute names the seq it must follow.
 	Seq           uint64 `protobuf:"varint,4,opt,name=seq,proto3" json:"seq,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
