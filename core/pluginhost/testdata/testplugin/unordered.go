@@ -53,6 +53,12 @@ func (s *unorderedServer) Configure(_ context.Context, req *toolv1.Configure_Req
 	return &toolv1.Configure_Response{}, nil
 }
 
-func (s *unorderedServer) Execute(_ *toolv1.Execute_Request, stream grpc.ServerStreamingServer[toolv1.Execute_Event]) error {
+func (s *unorderedServer) Execute(req *toolv1.Execute_Request, stream grpc.ServerStreamingServer[toolv1.Execute_Event]) error {
+	if req.AfterConfigure != 0 {
+		// Such a plugin would ignore the field and might run first: the
+		// host must never have sent it.
+		return stream.Send(&toolv1.Execute_Event{Event: &toolv1.Execute_Event_Result{Result: &toolv1.Execute_Result{
+			Content: "pipelined", Error: &commonv1.Error{Kind: string(sdk.KindInternal), Message: "the host sent after_configure to a plugin without ordered_configure"}}}})
+	}
 	return stream.Send(&toolv1.Execute_Event{Event: &toolv1.Execute_Event_Result{Result: &toolv1.Execute_Result{Content: s.workspace}}})
 }
