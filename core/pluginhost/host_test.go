@@ -86,12 +86,8 @@ func TestBuiltinStartsLazilyAndAnswers(t *testing.T) {
 
 func TestCrashMidCallIsProcessExitAndNextCallRestarts(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Builtin: true})
-	th, _ := h.Tool("tp")
+	h, th := configuredBuiltin(t, "/ws-one")
 	ctx := context.Background()
-	if err := th.Configure(ctx, sdk.PluginConfig{Workspace: "/ws-one"}); err != nil {
-		t.Fatal(err)
-	}
 	first := h.PID("tp")
 
 	done := make(chan error, 1)

@@ -15,6 +15,18 @@ import (
 
 var refuse = sdk.PluginConfig{Workspace: "/ws-refused", Config: json.RawMessage(`{"refuse":true}`)}
 
+// configuredBuiltin is a host with the test plugin as built-in tp,
+// configured with workspace ws.
+func configuredBuiltin(t *testing.T, ws string) (*pluginhost.Host, *pluginhost.ToolHandle) {
+	t.Helper()
+	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Builtin: true})
+	th, _ := h.Tool("tp")
+	if err := th.Configure(context.Background(), sdk.PluginConfig{Workspace: ws}); err != nil {
+		t.Fatal(err)
+	}
+	return h, th
+}
+
 func workspaceCall(t *testing.T, th *pluginhost.ToolHandle) (sdk.Result, error) {
 	t.Helper()
 	return th.Execute(context.Background(), sdk.Call{ID: "w", Tool: "workspace", Arguments: json.RawMessage(`{}`)}, nil)
@@ -160,12 +172,8 @@ func TestConfiguredReturnsThePipelinedRefusal(t *testing.T) {
 // fresh process that has the new one.
 func TestPluginKilledBetweenConfigureAndExecute(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, pluginhost.Spec{Name: "tp", Kind: sdk.PluginTool, Builtin: true})
-	th, _ := h.Tool("tp")
+	h, th := configuredBuiltin(t, "/ws-one")
 	ctx := context.Background()
-	if err := th.Configure(ctx, sdk.PluginConfig{Workspace: "/ws-one"}); err != nil {
-		t.Fatal(err)
-	}
 	if res, err := workspaceCall(t, th); err != nil || res.Content != "/ws-one" {
 		t.Fatalf("first call: %q %v", res.Content, err)
 	}
