@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -483,20 +484,30 @@ func procsWith(dir, s string) []proc {
 }
 
 // startSleeper starts a run whose terminal command and its background
-// grandchild sleep for marker seconds, and returns once both are running.
-func startSleeper(t *testing.T, marker string) (*liveRun, string) {
+// grandchild sleep for marker seconds, and returns once both are running;
+// env is added to the run's environment.
+func startSleeper(t *testing.T, marker string, env ...string) (*liveRun, string) {
 	t.Helper()
 	fake := fakedeepseek.New(t,
 		fakedeepseek.Scripted(terminalCall("call_sleep", "sleep "+marker+" & sleep "+marker+"; wait")),
 		answer)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "agent.hcl"), terminalConfig(fake.URL))
-	live := startLive(t, dir, keyEnv, "agent.hcl", "Sleep")
+	live := startLive(t, dir, append(slices.Clone(keyEnv), env...), "agent.hcl", "Sleep")
 	live.until(t, "tool.call")
 	if !testkit.Eventually(10*time.Second, func() bool { return len(procsWith(dir, "sleep "+marker)) >= 2 }) {
 		t.Fatalf("the command and its grandchild are not running: %v", procsUnder(dir))
 	}
 	return live, dir
+}
+
+// ownStore is the environment giving a subtest a store of its own, and
+// that store's file: a subtest that checks its store's integrity must not
+// share it with a parallel one, whose harness may be writing it, or
+// recovering it after a SIGKILL, at that moment (SQLITE_BUSY).
+func ownStore(t *testing.T) ([]string, string) {
+	state := filepath.Join(stateDir(t), strings.ReplaceAll(t.Name(), "/", "-"))
+	return []string{"HARNESS_STATE_DIR=" + state}, filepath.Join(state, "harness.db")
 }
 
 // TestFaultHost kills or interrupts harness itself in the middle of a
@@ -521,7 +532,8 @@ func TestFaultHost(t *testing.T) {
 	})
 	t.Run("sigkill_leaves_the_store_intact", func(t *testing.T) {
 		t.Parallel()
-		live, dir := startSleeper(t, "39.62")
+		env, store := ownStore(t)
+		live, dir := startSleeper(t, "39.62", env...)
 		if err := live.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
@@ -529,7 +541,7 @@ func TestFaultHost(t *testing.T) {
 		assertNoProcsLeft(t, dir, 3*time.Second)
 		printed := live.lines
 		session := live.events(t)[0].Session
-		r := harness(t, dir, nil, "sessions", "events", "--json", session)
+		r := harness(t, dir, env, "sessions", "events", "--json", session)
 		stored := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
 		if r.code != 0 || len(stored) < len(printed) {
 			t.Fatalf("sessions events: exit %d, %d events stored, %d printed\n%s", r.code, len(stored), len(printed), r.stderr)
@@ -539,20 +551,21 @@ func TestFaultHost(t *testing.T) {
 				t.Fatalf("event %d differs:\nprinted %s\nstored  %s", i+1, printed[i], stored[i])
 			}
 		}
-		checkIntegrity(t, storeFile(t))
+		checkIntegrity(t, store)
 		// The workspace's store takes the next run.
 		next := fakedeepseek.New(t, answer)
 		writeFile(t, filepath.Join(dir, "agent.hcl"), terminalConfig(next.URL))
-		if r := harness(t, dir, keyEnv, "run", "--no-input", "agent.hcl", "again"); r.code != 0 {
+		if r := harness(t, dir, append(slices.Clone(keyEnv), env...), "run", "--no-input", "agent.hcl", "again"); r.code != 0 {
 			t.Errorf("a run after the crash: exit %d\n%s", r.code, r.stderr)
 		}
-		if list := harness(t, dir, nil, "sessions", "list"); list.code != 0 || strings.Count(list.stdout, "\n") < 3 {
+		if list := harness(t, dir, env, "sessions", "list"); list.code != 0 || strings.Count(list.stdout, "\n") < 3 {
 			t.Errorf("sessions list after the crash and a new run:\n%s%s", list.stdout, list.stderr)
 		}
 	})
 	t.Run("sigint_exits_130_cleanly", func(t *testing.T) {
 		t.Parallel()
-		live, dir := startSleeper(t, "39.63")
+		env, store := ownStore(t)
+		live, dir := startSleeper(t, "39.63", env...)
 		if err := live.cmd.Process.Signal(syscall.SIGINT); err != nil {
 			t.Fatal(err)
 		}
@@ -572,7 +585,7 @@ func TestFaultHost(t *testing.T) {
 		// Ctrl-C; the slack is for a loaded CI machine.
 		assertNoProcsLeft(t, dir, 2*time.Second)
 		t.Logf("every process was gone %v after SIGINT", time.Since(interrupted).Round(time.Millisecond))
-		checkIntegrity(t, storeFile(t))
+		checkIntegrity(t, store)
 	})
 }
 
