@@ -217,3 +217,30 @@ func TestTurnCommitsAreGrouped(t *testing.T) {
 		})
 	}
 }
+
+// failingCompaction fails the commit of context.compacted, as a recorder
+// does whose background commit failed while the compaction's waited.
+type failingCompaction struct{ fakeRecorder }
+
+func (f *failingCompaction) Record(ctx context.Context, d event.Data) error {
+	if d.EventType() == event.TypeContextCompacted {
+		return fmt.Errorf("store: disk I/O error")
+	}
+	return f.fakeRecorder.Record(ctx, d)
+}
+
+// A failed commit during compaction stops the run there: the Compactor
+// does not return the error, the loop keeps it.
+func TestCompactionCommitFailureStopsTheRun(t *testing.T) {
+	t.Parallel()
+	rec := &failingCompaction{}
+	model := &usageModel{answers: []llm.AssistantMessage{{Text: "done", FinishReason: "stop"}}}
+	cfg := Config{Session: "s", Compactor: &Compactor{ContextWindow: 10000, Threshold: 0.5, KeepRecent: 2}}
+	_, out := New(cfg, model, noTools{}, rec, nil).Run(context.Background(), longHistory())
+	if out.Status != StatusError || out.Err == nil || !strings.Contains(out.Err.Message, "disk I/O error") {
+		t.Fatalf("outcome %+v, want the run failed with the commit's error", out)
+	}
+	if len(model.answers) != 1 {
+		t.Errorf("the model was asked after the failed commit")
+	}
+}

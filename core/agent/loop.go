@@ -160,7 +160,10 @@ func (l *Loop) Run(ctx context.Context, msgs []sdk.Message) ([]sdk.Message, Outc
 		}
 		if l.cfg.Compactor != nil {
 			var stop bool
-			msgs, stop = l.cfg.Compactor.Maybe(ctx, msgs, l.rec, &l.estimator, usageObserver{&observer{loop: l, ctx: ctx}})
+			msgs, stop = l.cfg.Compactor.Maybe(ctx, msgs, keepingRecorder{l}, &l.estimator, usageObserver{&observer{loop: l, ctx: ctx}})
+			if l.recordErr != nil { // context.compacted, or the background commit it waited for, failed
+				return msgs, l.failed(ctx, l.recordErr)
+			}
 			if stop {
 				return msgs, l.limit(ctx, LimitContext)
 			}
@@ -562,6 +565,18 @@ func (l *Loop) failedCommit() error {
 		return f.Failed()
 	}
 	return nil
+}
+
+// keepingRecorder records through the loop's recorder and keeps the first
+// failure (keepErr) for a caller that does not return it (the Compactor):
+// a commit after a failed background one returns that failure once, and
+// the run must stop with it.
+type keepingRecorder struct{ l *Loop }
+
+func (k keepingRecorder) Record(ctx context.Context, d event.Data) error {
+	err := k.l.rec.Record(ctx, d)
+	k.l.keepErr(err)
+	return err
 }
 
 func (l *Loop) keepErr(err error) {
