@@ -57,8 +57,10 @@ func SessionRecorder(store *session.Store, id string) *StoreRecorder {
 // When a background commit fails, neither its events nor those deferred
 // after them are stored or shown, and the next Record, RecordAll,
 // RecordOnce, Flush or Failed returns the error (once) and drops its own
-// events too: whoever acts on the world after committing stops there. It
-// is safe for concurrent use.
+// events too: whoever acts on the world after committing stops there. A
+// Record or RecordAll whose own events a failure kept out of the store
+// (they went in a commit that failed, or were dropped) returns it as well.
+// It is safe for concurrent use.
 type StoreRecorder struct {
 	Store   *session.Store
 	Session string
@@ -83,6 +85,17 @@ type StoreRecorder struct {
 	idle sync.Cond
 	// err is the background commit's failure, until a caller returns it.
 	err error
+	// callers: RecordAll calls under way; lost: while there are any, the
+	// entries that a failed commit, or a failure's drop, took from them.
+	callers int
+	lost    []lostSpan
+}
+
+// lostSpan is the entries from index from to index to (see queued) that
+// were not committed, and why.
+type lostSpan struct {
+	from, to int
+	err      error
 }
 
 // queuedUsage is a usage row and the entry it is committed with.
@@ -100,16 +113,47 @@ func (r *StoreRecorder) Record(ctx context.Context, d event.Data) error {
 
 // RecordAll commits what was deferred and ds in one transaction, then hands
 // them to Sink; when the commit fails none of them is shown (nor kept).
+// ds may go in a commit under way when they are queued (another caller's
+// or a background one): RecordAll returns its failure then.
 func (r *StoreRecorder) RecordAll(ctx context.Context, ds ...event.Data) error {
 	entries := r.entries(ds)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	from := r.queued
 	r.queueLocked(entries)
+	r.callers++
+	defer func() {
+		if r.callers--; r.callers == 0 {
+			r.lost = nil
+		}
+	}()
 	if err := r.acquireLocked(); err != nil {
 		return err
 	}
 	defer r.releaseLocked(ctx, false)
-	return r.commitLocked(ctx, false)
+	if err := r.commitLocked(ctx, false); err != nil {
+		return err
+	}
+	return r.lostLocked(from, from+len(entries))
+}
+
+// lostLocked is the failure of a commit that took some of the entries from
+// index from to index to, or of a failure's drop of them: nil when none.
+func (r *StoreRecorder) lostLocked(from, to int) error {
+	for _, l := range r.lost {
+		if l.from < to && from < l.to {
+			return l.err
+		}
+	}
+	return nil
+}
+
+// loseLocked notes that the entries from index from to index to were not
+// committed, for the callers whose entries they are (RecordAll).
+func (r *StoreRecorder) loseLocked(from, to int, err error) {
+	if r.callers > 0 && from < to {
+		r.lost = append(r.lost, lostSpan{from, to, err})
+	}
 }
 
 // Defer adds d to what the next commit holds: a background one (see
@@ -246,6 +290,7 @@ func (r *StoreRecorder) takeErrLocked() error {
 	err := r.err
 	if err != nil {
 		r.err = nil
+		r.loseLocked(r.queued-len(r.pending), r.queued, err)
 		r.pending, r.usage, r.holding = nil, nil, false
 	}
 	return err
@@ -314,6 +359,11 @@ func (r *StoreRecorder) commitLocked(ctx context.Context, background bool) error
 		}
 	} else {
 		evs, err = r.Store.AppendAll(ctx, r.Session, entries, usage...)
+	}
+	if err != nil {
+		r.mu.Lock()
+		r.loseLocked(end-n, end, err)
+		r.mu.Unlock()
 	}
 	return r.shown(evs, err)
 }

@@ -315,3 +315,48 @@ func TestStoreRecorderReleaseCommitsTheQueued(t *testing.T) {
 		t.Fatalf("stored %v, shown %v, want %v", got, shown(), want)
 	}
 }
+
+// Every RecordAll whose events a failure kept out of the store returns
+// it: the events of callers that queued them while a commit was under way
+// go in the next one (a background commit of them all), or are dropped
+// with what was pending when a caller takes a background failure.
+func TestStoreRecorderFailureReachesEveryCaller(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, how := range []string{"failed commit", "dropped"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			rec, s, _, shown := openRecorder(t)
+			rec.mu.Lock()
+			rec.busy = true // a commit under way: the callers queue and wait
+			rec.mu.Unlock()
+			errs := make(chan error, 2)
+			for _, id := range []string{"c1", "c2"} {
+				go func() { errs <- rec.RecordAll(ctx, event.ToolCall{CallID: id}) }()
+			}
+			testkit.WaitFor(t, func() bool {
+				rec.mu.Lock()
+				defer rec.mu.Unlock()
+				return len(rec.pending) == 2
+			}, "both callers to queue their events")
+			switch how {
+			case "failed commit": // the commit under way ends; a background one takes both callers' events and fails
+				s.Close()
+				rec.background(ctx)
+			case "dropped": // the commit under way fails: the first caller takes its failure, and drops both callers' events
+				rec.mu.Lock()
+				rec.err, rec.busy = fmt.Errorf("store: disk I/O error"), false
+				rec.idle.Broadcast()
+				rec.mu.Unlock()
+			}
+			for range 2 {
+				if err := <-errs; err == nil {
+					t.Error("a caller whose event was not committed was told it was")
+				}
+			}
+			if got := shown(); len(got) != 0 {
+				t.Errorf("shown %v", got)
+			}
+		})
+	}
+}
