@@ -257,9 +257,11 @@ func phases(b *testing.B, src tools.Source, record bool, specs ...sdk.ToolSpec) 
 // runCall runs a call through the executor. The loop guard is set to never
 // refuse the identical calls of a benchmark. With the store it commits as
 // the agent loop does at the end of a batch of calls: the call's tool.call
-// is committed before it runs, its tool.result is deferred and committed in
-// the background (runCall returns without waiting for it). timeCall times
-// it and waits for that commit untimed; done flushes the last one.
+// is committed before it runs, or, for a tool that cannot act on the world
+// (no capability, as noop), in the background while it runs; its
+// tool.result is deferred and committed in the background (runCall returns
+// without waiting for either). timeCall times it and waits for those
+// commits untimed; done flushes the last one.
 func runCall(b *testing.B, p phased, tool string, args map[string]any) sdk.Result {
 	b.Helper()
 	ctx := context.Background()
