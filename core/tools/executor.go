@@ -273,6 +273,12 @@ func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approve
 			c.deferring = false
 			rel.Release(context.WithoutCancel(ctx))
 		}
+		if c.recordErr != nil {
+			// Its tool.call, or an event before it, is not in the store:
+			// the call must not act on the world, so it does not run.
+			return Outcome{Call: call, Duration: time.Since(start), RecordErr: c.recordErr,
+				Result: sdk.Result{Err: &sdk.Error{Kind: sdk.KindInternal, Message: c.recordErr.Error()}}}
+		}
 	}
 	res := normalize(call.Tool, c.phases(ctx, approved), e.opts.OutputCap)
 	e.observe(ctx, c.event(PhaseNormalize, &res))

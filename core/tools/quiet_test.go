@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"testing"
 
 	"github.com/harness-agent/harness/sdk"
@@ -75,5 +76,45 @@ func TestQuietReads(t *testing.T) {
 		if got := tc.ex.quietReads(calls(tc.calls...)...); got != tc.want {
 			t.Errorf("quietReads(%v) with %d hook phases = %v, want %v", tc.calls, len(tc.ex.hooks), got, tc.want)
 		}
+	}
+}
+
+// countingSource counts the calls it runs.
+type countingSource struct{ ran *atomic.Int32 }
+
+func (s countingSource) Execute(context.Context, sdk.Call, sdk.Progress) (sdk.Result, error) {
+	s.ran.Add(1)
+	return sdk.Result{}, nil
+}
+
+// A call whose tool.call could not be committed (the store failed, or a
+// background commit before it did) does not run: it would act on the
+// world with no record of it.
+func TestCallNotRecordedDoesNotRun(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rec, s, _, shown := openRecorder(t)
+	var ran atomic.Int32
+	reg := NewRegistry()
+	if err := reg.Add(Tool{Spec: sdk.ToolSpec{Name: "write", InputSchema: json.RawMessage(`{"type":"object"}`), Capabilities: sdk.Capabilities{Writes: true}},
+		Origin: OriginBuiltin, Owner: "t", Source: countingSource{&ran}}); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := NewExecutor(reg, Options{Session: rec.Session, Whitelist: []string{"write"}, Approver: allowEverything{}, Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for _, run := range []func(context.Context, sdk.Call) Outcome{ex.Run, ex.RunDeferred} {
+		o := run(ctx, sdk.Call{ID: "c1", Tool: "write", Arguments: json.RawMessage(`{}`)})
+		if o.RecordErr == nil || o.Result.Err == nil {
+			t.Errorf("outcome %+v, want the record failure", o)
+		}
+	}
+	if n := ran.Load(); n != 0 {
+		t.Errorf("the tool ran %d times with its tool.call not committed", n)
+	}
+	if got := shown(); len(got) != 0 {
+		t.Errorf("shown %v", got)
 	}
 }
