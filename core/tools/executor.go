@@ -152,7 +152,12 @@ func (e *Executor) Announce(ctx context.Context, calls ...sdk.Call) error {
 	if rel, ok := e.rec.(releaser); ok && e.quietReads(calls...) {
 		// Nothing of the group acts on the world: its calls run while
 		// their tool.call events (and the model's message queued before
-		// them) are committed in the background.
+		// them) are committed in the background; not after a commit that
+		// failed already.
+		if err := rel.Failed(); err != nil {
+			e.log.Error("event not recorded", "type", event.TypeToolCall, "calls", len(evs), "error", err)
+			return fmt.Errorf("record the tool.call events of %d calls: %w", len(evs), err)
+		}
 		for _, ev := range evs {
 			event.Defer(context.WithoutCancel(ctx), e.rec, ev)
 		}
@@ -168,9 +173,10 @@ func (e *Executor) Announce(ctx context.Context, calls ...sdk.Call) error {
 }
 
 // releaser is a recorder that can commit what it holds in the background
-// (*StoreRecorder).
+// (*StoreRecorder), and returns a background commit's failure (Failed).
 type releaser interface {
 	Release(ctx context.Context)
+	Failed() error
 }
 
 // quietReads reports whether none of calls can act on the world, so that
@@ -272,6 +278,9 @@ func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approve
 		if c.deferring {
 			c.deferring = false
 			rel.Release(context.WithoutCancel(ctx))
+			if err := rel.Failed(); err != nil {
+				c.noteRecordErr(fmt.Errorf("record %s of call %s: %w", event.TypeToolCall, call.ID, err))
+			}
 		}
 		if c.recordErr != nil {
 			// Its tool.call, or an event before it, is not in the store:

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/harness-agent/harness/core/event"
+	"github.com/harness-agent/harness/internal/testkit"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -116,5 +118,50 @@ func TestCallNotRecordedDoesNotRun(t *testing.T) {
 	}
 	if got := shown(); len(got) != 0 {
 		t.Errorf("shown %v", got)
+	}
+}
+
+// A call that cannot act on the world runs while its tool.call is being
+// committed, but not once a background commit is known to have failed.
+func TestQuietReadAfterFailedCommitDoesNotRun(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, how := range []string{"Announce", "RunDeferred"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			rec, s, _, _ := openRecorder(t)
+			var ran atomic.Int32
+			reg := NewRegistry()
+			if err := reg.Add(Tool{Spec: sdk.ToolSpec{Name: "read", InputSchema: json.RawMessage(`{"type":"object"}`), Capabilities: sdk.Capabilities{Reads: true}},
+				Origin: OriginBuiltin, Owner: "t", Source: countingSource{&ran}}); err != nil {
+				t.Fatal(err)
+			}
+			ex, err := NewExecutor(reg, Options{Session: rec.Session, Whitelist: []string{"read"}, Approver: allowEverything{}, Recorder: rec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			rec.Defer(ctx, event.ToolResult{CallID: "c0", OK: true})
+			rec.Background(ctx)
+			testkit.WaitFor(t, func() bool {
+				rec.mu.Lock()
+				defer rec.mu.Unlock()
+				return rec.err != nil
+			}, "the background commit to fail")
+			call := sdk.Call{ID: "c1", Tool: "read", Arguments: json.RawMessage(`{}`)}
+			switch how {
+			case "Announce":
+				if err := ex.Announce(ctx, call); err == nil {
+					t.Error("Announce after a failed commit returned no error")
+				}
+			case "RunDeferred":
+				if o := ex.RunDeferred(ctx, call); o.RecordErr == nil {
+					t.Errorf("outcome %+v, want the record failure", o)
+				}
+			}
+			if n := ran.Load(); n != 0 {
+				t.Errorf("the call ran after a failed commit")
+			}
+		})
 	}
 }
