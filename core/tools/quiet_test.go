@@ -89,6 +89,23 @@ func (s countingSource) Execute(context.Context, sdk.Call, sdk.Progress) (sdk.Re
 	return sdk.Result{}, nil
 }
 
+// countingExecutor is an executor recording to rec with one core tool,
+// name with caps, and the count of the calls it ran.
+func countingExecutor(t *testing.T, rec *StoreRecorder, name string, caps sdk.Capabilities) (*Executor, *atomic.Int32) {
+	t.Helper()
+	ran := new(atomic.Int32)
+	reg := NewRegistry()
+	if err := reg.Add(Tool{Spec: sdk.ToolSpec{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`), Capabilities: caps},
+		Origin: OriginBuiltin, Owner: "t", Source: countingSource{ran}}); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := NewExecutor(reg, Options{Session: rec.Session, Whitelist: []string{name}, Approver: allowEverything{}, Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex, ran
+}
+
 // A call whose tool.call could not be committed (the store failed, or a
 // background commit before it did) does not run: it would act on the
 // world with no record of it.
@@ -96,16 +113,7 @@ func TestCallNotRecordedDoesNotRun(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	rec, s, _, shown := openRecorder(t)
-	var ran atomic.Int32
-	reg := NewRegistry()
-	if err := reg.Add(Tool{Spec: sdk.ToolSpec{Name: "write", InputSchema: json.RawMessage(`{"type":"object"}`), Capabilities: sdk.Capabilities{Writes: true}},
-		Origin: OriginBuiltin, Owner: "t", Source: countingSource{&ran}}); err != nil {
-		t.Fatal(err)
-	}
-	ex, err := NewExecutor(reg, Options{Session: rec.Session, Whitelist: []string{"write"}, Approver: allowEverything{}, Recorder: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ex, ran := countingExecutor(t, rec, "write", sdk.Capabilities{Writes: true})
 	s.Close()
 	for _, run := range []func(context.Context, sdk.Call) Outcome{ex.Run, ex.RunDeferred} {
 		o := run(ctx, sdk.Call{ID: "c1", Tool: "write", Arguments: json.RawMessage(`{}`)})
@@ -130,16 +138,7 @@ func TestQuietReadAfterFailedCommitDoesNotRun(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			t.Parallel()
 			rec, s, _, _ := openRecorder(t)
-			var ran atomic.Int32
-			reg := NewRegistry()
-			if err := reg.Add(Tool{Spec: sdk.ToolSpec{Name: "read", InputSchema: json.RawMessage(`{"type":"object"}`), Capabilities: sdk.Capabilities{Reads: true}},
-				Origin: OriginBuiltin, Owner: "t", Source: countingSource{&ran}}); err != nil {
-				t.Fatal(err)
-			}
-			ex, err := NewExecutor(reg, Options{Session: rec.Session, Whitelist: []string{"read"}, Approver: allowEverything{}, Recorder: rec})
-			if err != nil {
-				t.Fatal(err)
-			}
+			ex, ran := countingExecutor(t, rec, "read", sdk.Capabilities{Reads: true})
 			s.Close()
 			rec.Defer(ctx, event.ToolResult{CallID: "c0", OK: true})
 			rec.Background(ctx)
