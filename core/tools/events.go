@@ -64,7 +64,10 @@ func SessionRecorder(store *session.Store, id string) *StoreRecorder {
 type StoreRecorder struct {
 	Store   *session.Store
 	Session string
-	// Sink is handed each event once committed; nil: none.
+	// Sink is handed each event once committed; nil: none. It runs in the
+	// goroutine that committed (the caller's or a background one) while
+	// that commit still holds r: it must not record through r, which
+	// would wait for itself.
 	Sink func(session.Event)
 	// Redact returns what is stored of d (d without the run's secrets);
 	// nil stores d as it is.
