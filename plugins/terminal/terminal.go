@@ -172,9 +172,12 @@ func duration(seconds float64) time.Duration {
 	return time.Duration(seconds * float64(time.Second))
 }
 
-// shell is bash where there is one, else the POSIX shell.
+// shell is bash where there is one, else the POSIX shell: an absolute
+// path, which is all the helper starts (it does no PATH lookup). A bash
+// found through a relative PATH entry (returned only with
+// GODEBUG=execerrdot=0) does not count.
 func shell() string {
-	if p, err := exec.LookPath("bash"); err == nil {
+	if p, err := exec.LookPath("bash"); err == nil && filepath.IsAbs(p) {
 		return p
 	}
 	return "/bin/sh"
