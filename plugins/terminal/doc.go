@@ -86,11 +86,13 @@
 // links the plugin (the standalone cmd/harness-tool-terminal, the harness
 // binary, which serves built-in plugins with `harness plugin serve
 // terminal`, this package's test binary) diverts into the helper when
-// started as one, after only the standard library's low-level packages
-// and golang.org/x/sys/unix are initialized, not the whole binary. A
-// process that carries the helper's environment marker but did not divert
-// (a misbuilt binary) gets an internal error from every call instead of
-// re-executing itself.
+// started as one, once its own imports (the standard library's low-level
+// packages and golang.org/x/sys/unix) and the packages Go's order of
+// initialization puts before it are initialized (about a third of the
+// harness binary's package inits, none of the harness's own), not the
+// whole binary. A process that carries the helper's environment marker
+// but did not divert (a misbuilt binary) gets an internal error from every
+// call instead of re-executing itself.
 //
 // The package does not decide whether a command may run: approvals,
 // allow and deny lists and the policy on redirections belong to the core.

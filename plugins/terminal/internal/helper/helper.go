@@ -19,7 +19,8 @@ const Env = "HARNESS_TERMINAL_HELPER"
 // all initialized, so this one runs once the standard library's low-level
 // packages and golang.org/x/sys/unix are: in the harness binary after
 // about a third of the package inits (105th of 338, with 120 KB of their
-// 2.1 MB of allocations), before gRPC, protobuf, the SDK and the core.
+// 2.1 MB of allocations), before the harness's own packages and most of
+// gRPC and protobuf (a few of their leaf packages come earlier).
 // path/filepath and os/exec sort late and come late (176th): the helper
 // does without them (internal/archtest holds it to that). A process
 // started as a helper never returns from this init; any other returns at
