@@ -577,3 +577,32 @@ func TestPrivateTempOfADeadPluginIsRemoved(t *testing.T) {
 		t.Errorf("a live process's temp dir was removed: %v", err)
 	}
 }
+
+// TestSandboxInheritsOnlyStdio: the shell gets stdin, stdout and stderr
+// and no other descriptor of the helper (its control socket, the O_PATH
+// and mount-tree descriptors of the sandbox's set-up, the Landlock
+// ruleset, one the plugin inherited without close-on-exec), sandboxed or
+// not; nor the helper's environment marker.
+func TestSandboxInheritsOnlyStdio(t *testing.T) {
+	// Not parallel: the plugins other tests start would inherit the
+	// descriptor too.
+	leak, err := unix.Open(os.DevNull, unix.O_RDONLY, 0) // no O_CLOEXEC
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, ws, _ := sandboxedPlugin(t, `{}`, nil)
+	unix.Close(leak) // the plugin has its copy
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// ls opens /proc/self/fd at the lowest free descriptor: 3 when the
+	// shell inherited nothing beyond stdio.
+	const command = "env | grep -c HARNESS_TERMINAL_HELPER; exec ls -1 /proc/self/fd"
+	for _, cfg := range []string{`{}`, `{"sandbox": "off"}`} {
+		reconfigure(t, tc, ws, cfg, []string{filepath.Join(ws, ".git")})
+		res := runIn(t, tc, command)
+		if !strings.HasPrefix(res.Content, "0\n0\n1\n2\n3\nexit code: 0") {
+			t.Errorf("%s: the command inherited more than stdio, or the marker: %s", cfg, res.Content)
+		}
+	}
+}

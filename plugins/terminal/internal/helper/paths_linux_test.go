@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // relByFilepath is what RelInside computed with path/filepath before the
@@ -84,5 +86,36 @@ func TestWithPWD(t *testing.T) {
 	want := []string{"A=1", "B=2", "PWD=/ws/x"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("withPWD = %q, want %q", got, want)
+	}
+}
+
+// TestCloseOnExec: both ways of marking descriptors close-on-exec reach
+// one opened without the flag, and leave those below first alone.
+func TestCloseOnExec(t *testing.T) {
+	for name, mark := range map[string]func(int) error{"close_range": closeOnExecFrom, "/proc/self/fd": closeOnExecByProc} {
+		t.Run(name, func(t *testing.T) {
+			low, err := unix.Open(os.DevNull, unix.O_RDONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer unix.Close(low)
+			high, err := unix.Open(os.DevNull, unix.O_RDONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer unix.Close(high)
+			if err := mark(high); err != nil {
+				t.Fatal(err)
+			}
+			for fd, want := range map[int]bool{low: false, high: true} {
+				flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := flags&unix.FD_CLOEXEC != 0; got != want {
+					t.Errorf("descriptor %d: close-on-exec %v, want %v", fd, got, want)
+				}
+			}
+		})
 	}
 }

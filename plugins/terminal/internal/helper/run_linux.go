@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -96,13 +97,19 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "%s is for the terminal plugin's internal use\n", Arg)
 		return 2
 	}
-	// The shell must not inherit the control socket: it would keep the
-	// plugin from seeing the helper exit.
-	unix.CloseOnExec(controlFD)
 	ctl := os.NewFile(controlFD, "control")
 	report := func(format string, a ...any) {
 		msg := strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " ")
 		_, _ = io.WriteString(ctl, msg+"\n")
+	}
+	// The shell inherits stdin, stdout and stderr only: not the control
+	// socket, which would keep the plugin from seeing the helper exit,
+	// nor a descriptor that the plugin, or the process that started the
+	// harness, got without close-on-exec (a sandboxed command could write
+	// through it to what the sandbox forbids).
+	if err := closeOnExecFrom(controlFD); err != nil {
+		report("error mark descriptors close-on-exec: %v", err)
+		return 1
 	}
 
 	opts, err := parseHelperArgs(args)
@@ -354,4 +361,33 @@ func NoChildren() bool {
 	var info unix.Siginfo
 	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
 	return errors.Is(err, unix.ECHILD)
+}
+
+// closeOnExecFrom marks every descriptor from first on close-on-exec.
+func closeOnExecFrom(first int) error {
+	err := unix.CloseRange(uint(first), ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	if !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EINVAL) {
+		return err
+	}
+	return closeOnExecByProc(first) // before Linux 5.11
+}
+
+// closeOnExecByProc is closeOnExecFrom, one descriptor of /proc/self/fd at
+// a time.
+func closeOnExecByProc(first int) error {
+	d, err := os.Open("/proc/self/fd")
+	if err != nil {
+		return err
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if fd, err := strconv.Atoi(name); err == nil && fd >= first {
+			unix.CloseOnExec(fd) // the directory's own is closed: EBADF
+		}
+	}
+	return nil
 }
