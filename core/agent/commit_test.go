@@ -244,3 +244,79 @@ func TestCompactionCommitFailureStopsTheRun(t *testing.T) {
 		t.Errorf("the model was asked after the failed commit")
 	}
 }
+
+// lazyRecorder commits nothing in the background: what the loop defers
+// waits for the next commit the loop itself waits for.
+type lazyRecorder struct{ *tools.StoreRecorder }
+
+func (lazyRecorder) Background(context.Context) {}
+func (lazyRecorder) Release(context.Context)    {}
+
+// storedModel is usageModel that notes, at each request after the first,
+// whether the previous turn's tool.result was in the store already.
+type storedModel struct {
+	usageModel
+	store    *session.Store
+	session  string
+	requests int
+	stored   []bool
+}
+
+func (m *storedModel) Complete(ctx context.Context, req llm.Request, obs llm.Observer) (llm.AssistantMessage, llm.Binding, error) {
+	if m.requests++; m.requests > 1 {
+		evs, err := m.store.Events(ctx, m.session, 0)
+		if err != nil {
+			return llm.AssistantMessage{}, llm.Binding{}, err
+		}
+		m.stored = append(m.stored, slices.ContainsFunc(evs, func(ev session.Event) bool { return ev.Type == event.TypeToolResult }))
+	}
+	return m.usageModel.Complete(ctx, req, obs)
+}
+
+// With llm/stream hooks (CommitBeforeRequest) a request waits until every
+// earlier event is committed, since a hook plugin sees it; without, a
+// request only reads the results and goes while their commit may still
+// be under way (here it never runs on its own: lazyRecorder).
+func TestCommitBeforeRequest(t *testing.T) {
+	t.Parallel()
+	for _, wait := range []bool{true, false} {
+		t.Run(fmt.Sprintf("wait=%v", wait), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			store, err := session.Open(filepath.Join(t.TempDir(), session.StoreFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { store.Close() })
+			info, err := store.CreateSession(ctx, session.SessionInfo{Agent: "a"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg := tools.NewRegistry()
+			spec := sdk.ToolSpec{Name: "read_a", InputSchema: json.RawMessage(`{"type":"object"}`), Capabilities: sdk.Capabilities{Reads: true}}
+			if err := reg.Add(tools.Tool{Spec: spec, Origin: tools.OriginBuiltin, Owner: "t", Source: echoSource{}}); err != nil {
+				t.Fatal(err)
+			}
+			rec := lazyRecorder{tools.SessionRecorder(store, info.ID)}
+			ex, err := tools.NewExecutor(reg, tools.Options{Session: info.ID, Whitelist: []string{"read_a"}, Approver: allowAll{}, Recorder: rec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			model := &storedModel{store: store, session: info.ID, usageModel: usageModel{answers: []llm.AssistantMessage{
+				{ToolCalls: []sdk.ToolCall{{ID: "c1", Name: "read_a", Arguments: `{}`}}, FinishReason: "tool_calls"},
+				{Text: "done", FinishReason: "stop"},
+			}}}
+			cfg := Config{Session: info.ID, ReadOnly: func(string) bool { return true }, CommitBeforeRequest: wait}
+			_, out := New(cfg, model, ex, rec, rec).Run(ctx, []sdk.Message{{Role: sdk.RoleUser, Content: "go"}})
+			if out.Status != StatusCompleted {
+				t.Fatalf("outcome %+v", out)
+			}
+			if err := rec.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if want := []bool{wait}; !slices.Equal(model.stored, want) {
+				t.Errorf("tool.result stored when the second request went: %v, want %v", model.stored, want)
+			}
+		})
+	}
+}

@@ -79,6 +79,12 @@ type Config struct {
 	ReadOnly func(tool string) bool
 	// Compactor keeps the context under the model's window; nil: never compact.
 	Compactor *Compactor
+	// CommitBeforeRequest makes every request wait until every earlier
+	// event is committed: set when llm/stream hooks are configured, since
+	// a hook is a plugin shown each request (its messages, the results
+	// among them) and could act on what it sees. Without hooks a request
+	// only reads the results, and their commit runs beside it.
+	CommitBeforeRequest bool
 }
 
 // Loop runs one agent's conversation. A Loop is used by one goroutine.
@@ -166,6 +172,12 @@ func (l *Loop) Run(ctx context.Context, msgs []sdk.Message) ([]sdk.Message, Outc
 			}
 			if stop {
 				return msgs, l.limit(ctx, LimitContext)
+			}
+		}
+		if l.cfg.CommitBeforeRequest {
+			l.keepErr(event.Flush(context.WithoutCancel(ctx), l.rec))
+			if l.recordErr != nil {
+				return msgs, l.failed(ctx, l.recordErr)
 			}
 		}
 		l.turn++

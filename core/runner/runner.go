@@ -367,6 +367,8 @@ func (r *Runner) build(ctx context.Context) error {
 		MaxUSD:    r.agent.Budget.MaxUSD,
 		ReadOnly:  r.readOnly,
 		Compactor: r.compactor(ctx),
+		// A stream hook plugin sees each request: what it sees is stored first.
+		CommitBeforeRequest: len(r.streamHooks) > 0,
 	}
 	r.loop = agent.New(r.loopCfg, r.client, ex, r.rec, r.rec) // usage rows commit with the events
 	return nil
