@@ -84,6 +84,22 @@ func (s commitSource) Execute(ctx context.Context, call sdk.Call, p sdk.Progress
 	return echoSource{}.Execute(ctx, call, p)
 }
 
+// openSession opens a SQLite store in a temporary folder, closed when the
+// test ends, and creates a session in it.
+func openSession(t *testing.T) (*session.Store, session.SessionInfo) {
+	t.Helper()
+	store, err := session.Open(filepath.Join(t.TempDir(), session.StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	info, err := store.CreateSession(context.Background(), session.SessionInfo{Agent: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, info
+}
+
 // commitRun runs a session whose first turn calls the tools of calls
 // (read_* tools are read-only) and whose second answers, on a real SQLite
 // store through the run's recorder. It returns the stored events, each
@@ -91,15 +107,7 @@ func (s commitSource) Execute(ctx context.Context, call sdk.Call, p sdk.Progress
 func commitRun(t *testing.T, calls ...string) (stored []session.Event, commits [][]string, shown []string) {
 	t.Helper()
 	ctx := context.Background()
-	store, err := session.Open(filepath.Join(t.TempDir(), session.StoreFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	info, err := store.CreateSession(ctx, session.SessionInfo{Agent: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, info := openSession(t)
 	reg := tools.NewRegistry()
 	for _, name := range []string{"read_a", "write_a"} {
 		spec := sdk.ToolSpec{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`), Capabilities: sdk.Capabilities{Writes: strings.HasPrefix(name, "write_")}}
@@ -283,15 +291,7 @@ func TestCommitBeforeRequest(t *testing.T) {
 		t.Run(fmt.Sprintf("wait=%v", wait), func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			store, err := session.Open(filepath.Join(t.TempDir(), session.StoreFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { store.Close() })
-			info, err := store.CreateSession(ctx, session.SessionInfo{Agent: "a"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			store, info := openSession(t)
 			reg := tools.NewRegistry()
 			spec := sdk.ToolSpec{Name: "read_a", InputSchema: json.RawMessage(`{"type":"object"}`), Capabilities: sdk.Capabilities{Reads: true}}
 			if err := reg.Add(tools.Tool{Spec: spec, Origin: tools.OriginBuiltin, Owner: "t", Source: echoSource{}}); err != nil {
