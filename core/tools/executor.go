@@ -149,23 +149,16 @@ func (e *Executor) Announce(ctx context.Context, calls ...sdk.Call) error {
 		}
 		evs = append(evs, CallEvent(call))
 	}
+	record := event.RecordAll // one commit for the calls of the group, before any of them runs
 	if rel, ok := e.rec.(releaser); ok && e.quietReads(calls...) {
 		// Nothing of the group acts on the world: its calls run while
 		// their tool.call events (and the model's message queued before
-		// them) are committed in the background; not after a commit that
-		// failed already.
-		if err := rel.Failed(); err != nil {
-			e.log.Error("event not recorded", "type", event.TypeToolCall, "calls", len(evs), "error", err)
-			return fmt.Errorf("record the tool.call events of %d calls: %w", len(evs), err)
+		// them) are committed in the background.
+		record = func(ctx context.Context, rec Recorder, ds ...event.Data) error {
+			return inBackground(ctx, rec, rel, ds...)
 		}
-		for _, ev := range evs {
-			event.Defer(context.WithoutCancel(ctx), e.rec, ev)
-		}
-		rel.Release(context.WithoutCancel(ctx))
-		return nil
 	}
-	// One commit for the calls of the group, before any of them runs.
-	if err := event.RecordAll(context.WithoutCancel(ctx), e.rec, evs...); err != nil {
+	if err := record(context.WithoutCancel(ctx), e.rec, evs...); err != nil {
 		e.log.Error("event not recorded", "type", event.TypeToolCall, "calls", len(evs), "error", err)
 		return fmt.Errorf("record the tool.call events of %d calls: %w", len(evs), err)
 	}
@@ -177,6 +170,20 @@ func (e *Executor) Announce(ctx context.Context, calls ...sdk.Call) error {
 type releaser interface {
 	Release(ctx context.Context)
 	Failed() error
+}
+
+// inBackground queues ds on rec and commits them in the background (rel
+// is rec as a releaser), unless a background commit is known to have
+// failed already: then it returns that failure and queues nothing.
+func inBackground(ctx context.Context, rec Recorder, rel releaser, ds ...event.Data) error {
+	if err := rel.Failed(); err != nil {
+		return err
+	}
+	for _, d := range ds {
+		event.Defer(ctx, rec, d)
+	}
+	rel.Release(ctx)
+	return nil
 }
 
 // quietReads reports whether none of calls can act on the world, so that
@@ -270,17 +277,12 @@ func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approve
 	approved := approvedAction != ""
 	c := &callRun{e: e, rec: rec, call: call, actionID: approvedAction, deferLast: deferLast}
 	if _, announced := e.announced.LoadAndDelete(call.ID); !approved && !announced {
-		rel, releases := rec.(releaser)
-		if quiet := deferLast && releases && e.quietReads(call); quiet {
-			c.deferring = true
-		}
-		c.record(ctx, CallEvent(call))
-		if c.deferring {
-			c.deferring = false
-			rel.Release(context.WithoutCancel(ctx))
-			if err := rel.Failed(); err != nil {
+		if rel, ok := rec.(releaser); ok && deferLast && e.quietReads(call) {
+			if err := inBackground(context.WithoutCancel(ctx), rec, rel, CallEvent(call)); err != nil {
 				c.noteRecordErr(fmt.Errorf("record %s of call %s: %w", event.TypeToolCall, call.ID, err))
 			}
+		} else {
+			c.record(ctx, CallEvent(call))
 		}
 		if c.recordErr != nil {
 			// Its tool.call, or an event before it, is not in the store:
