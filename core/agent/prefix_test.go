@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/sdktest"
 )
 
 // promptBytes is the prompt serialized whole, as it was before
@@ -55,33 +56,9 @@ type conversation struct {
 	prevWant []byte // the oracle's
 }
 
-var texts = []string{"", "a", "read notes.md", "<b>&amp;</b>", "line\nbreak\t\"quoted\"", "\u2028 é 日本",
-	"\xff\xfe invalid", `{"json":true}`, "same", "same"}
+func (c *conversation) text() string { return sdktest.RandomText(c.r) }
 
-func (c *conversation) text() string {
-	if c.r.IntN(4) == 0 {
-		return fmt.Sprintf("turn %d %s", c.r.IntN(1000), texts[c.r.IntN(len(texts))])
-	}
-	return texts[c.r.IntN(len(texts))]
-}
-
-func (c *conversation) message() sdk.Message {
-	roles := []sdk.Role{sdk.RoleSystem, sdk.RoleUser, sdk.RoleAssistant, sdk.RoleTool}
-	m := sdk.Message{Role: roles[c.r.IntN(len(roles))], Content: c.text(), Pinned: c.r.IntN(3) == 0, IsError: c.r.IntN(5) == 0}
-	switch m.Role {
-	case sdk.RoleAssistant:
-		m.Reasoning = c.text()
-		for range c.r.IntN(3) {
-			m.ToolCalls = append(m.ToolCalls, sdk.ToolCall{ID: c.text(), Name: "read_file", Arguments: c.text()})
-		}
-		if c.r.IntN(3) == 0 {
-			m.ReasoningBlocks = []sdk.ReasoningBlock{{Text: c.text(), Signature: "sig"}}
-		}
-	case sdk.RoleTool:
-		m.ToolCallID = c.text()
-	}
-	return m
-}
+func (c *conversation) message() sdk.Message { return sdktest.RandomMessage(c.r) }
 
 func (c *conversation) def() sdk.ToolDefinition {
 	params := []string{"", `{"type":"object"}`, `{ "type" : "object", "x": "<&>" }`, `{"type":`}

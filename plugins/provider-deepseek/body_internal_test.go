@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/harness-agent/harness/sdk"
+	"github.com/harness-agent/harness/sdk/sdktest"
 )
 
 // requests is a random sequence of requests edited the ways a session
@@ -20,30 +21,9 @@ type requests struct {
 	cache bodyCache
 }
 
-var bodyTexts = []string{"", "a", "read notes.md", "<b>&amp;</b>", "line\nbreak\t\"quoted\"", "\u2028 é 日本",
-	"\xff\xfe invalid", `{"path":"x"}`, "same", "same"}
+func (q *requests) text() string { return sdktest.RandomText(q.r) }
 
-func (q *requests) text() string {
-	if q.r.IntN(4) == 0 {
-		return fmt.Sprintf("turn %d %s", q.r.IntN(1000), bodyTexts[q.r.IntN(len(bodyTexts))])
-	}
-	return bodyTexts[q.r.IntN(len(bodyTexts))]
-}
-
-func (q *requests) message() sdk.Message {
-	roles := []sdk.Role{sdk.RoleSystem, sdk.RoleUser, sdk.RoleAssistant, sdk.RoleTool}
-	m := sdk.Message{Role: roles[q.r.IntN(len(roles))], Content: q.text(), Pinned: q.r.IntN(3) == 0}
-	switch m.Role {
-	case sdk.RoleAssistant:
-		m.Reasoning = q.text()
-		for range q.r.IntN(3) {
-			m.ToolCalls = append(m.ToolCalls, sdk.ToolCall{ID: q.text(), Name: "read_file", Arguments: q.text()})
-		}
-	case sdk.RoleTool:
-		m.ToolCallID = q.text()
-	}
-	return m
-}
+func (q *requests) message() sdk.Message { return sdktest.RandomMessage(q.r) }
 
 // step edits the request once and checks its body.
 func (q *requests) step() {
