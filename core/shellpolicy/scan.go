@@ -300,7 +300,7 @@ func (c *context) optionWrites(cl call) {
 
 // redirect records a redirection that writes a file, and blocks one that
 // opens a network connection or reads from a place known only when it runs.
-// Duplicating or closing a descriptor (2>&1, >&-), here-documents and
+// Duplicating or closing a descriptor (2>&1, >&-, <&3), here-documents and
 // process substitution write nothing.
 func (c *context) redirect(r *syntax.Redirect) {
 	writes := false
@@ -308,7 +308,7 @@ func (c *context) redirect(r *syntax.Redirect) {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob, syntax.AppClob,
 		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob, syntax.DplOut:
 		writes = true
-	case syntax.RdrIn:
+	case syntax.RdrIn, syntax.DplIn: // <&WORD reads WORD when it is not a descriptor: <&/dev/tcp/h/p connects
 	default:
 		return
 	}
