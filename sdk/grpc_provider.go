@@ -7,7 +7,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"errors"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/hashicorp/go-plugin"
@@ -46,6 +48,7 @@ type providerServer struct {
 	mu         sync.Mutex
 	generation uint64
 	handles    map[string]preparedCall
+	kept       keptConversations // for Stream.Request.reuse_prefix
 }
 
 type preparedCall struct {
@@ -66,6 +69,7 @@ func (s *providerServer) Configure(ctx context.Context, req *providerv1.Configur
 	s.mu.Lock()
 	s.generation++
 	s.handles = map[string]preparedCall{}
+	s.kept.reset()
 	s.mu.Unlock()
 	if err := s.impl.Configure(ctx, req.ConfigJson); err != nil {
 		return &providerv1.Configure_Response{Error: errorToProto(AsError(err))}, nil
@@ -104,7 +108,7 @@ func (s *providerServer) PrepareCall(_ context.Context, req *providerv1.PrepareC
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.handles[id] = preparedCall{generation: s.generation, model: modelFromProto(req.Model), thinking: req.Thinking, thinkingBudget: req.ThinkingBudget, replayReasoning: req.ReplayReasoning}
-	return &providerv1.PrepareCall_Response{Handle: &providerv1.Handle{Id: id, Generation: s.generation}}, nil
+	return &providerv1.PrepareCall_Response{Handle: &providerv1.Handle{Id: id, Generation: s.generation}, ReusePrefix: true}, nil
 }
 
 func (s *providerServer) Stream(req *providerv1.Stream_Request, stream grpc.ServerStreamingServer[providerv1.StreamChunk]) error {
@@ -126,11 +130,10 @@ func (s *providerServer) Stream(req *providerv1.Stream_Request, stream grpc.Serv
 		MaxOutput:       req.MaxOutput,
 		Temperature:     req.Temperature,
 	}
-	if len(req.Messages) > 0 {
-		sr.Messages = make([]Message, 0, len(req.Messages))
-	}
-	for _, m := range req.Messages {
-		sr.Messages = append(sr.Messages, messageFromProto(m))
+	if sr.Messages, ok = s.conversation(req); !ok {
+		return stream.Send(chunkToProto(StreamChunk{Type: ChunkError, Err: Errorf(kindPrefixUnknown,
+			"no conversation %d of at least %d messages is kept for handle %q: send every message",
+			req.PrefixOf, req.ReusePrefix, req.GetHandle().GetId())}))
 	}
 	for _, t := range req.Tools {
 		sr.Tools = append(sr.Tools, ToolDefinition{Name: t.Name, Description: t.Description, Parameters: t.ParametersJson})
@@ -156,6 +159,34 @@ func (s *providerServer) Stream(req *providerv1.Stream_Request, stream grpc.Serv
 	return nil
 }
 
+// conversation is the messages of req: the reused prefix of the
+// conversation kept for its handle, then its own; false when that prefix
+// is not kept. With a request_id it keeps the result for the next request,
+// and hands the provider a copy.
+func (s *providerServer) conversation(req *providerv1.Stream_Request) ([]Message, bool) {
+	handle := req.GetHandle().GetId()
+	var prefix []Message
+	if req.ReusePrefix > 0 {
+		var ok bool
+		if prefix, ok = s.kept.prefix(handle, req.PrefixOf, int(req.ReusePrefix)); !ok {
+			return nil, false
+		}
+	}
+	if len(prefix)+len(req.Messages) == 0 {
+		return nil, true
+	}
+	msgs := make([]Message, len(prefix), len(prefix)+len(req.Messages))
+	copy(msgs, prefix)
+	for _, m := range req.Messages {
+		msgs = append(msgs, messageFromProto(m))
+	}
+	if req.RequestId == 0 {
+		return msgs, true
+	}
+	s.kept.keep(handle, req.RequestId, msgs)
+	return slices.Clone(msgs), true
+}
+
 // Handle names a prepared call: the model metadata bound to one adapter generation.
 type Handle struct {
 	ID         string
@@ -173,7 +204,8 @@ type PrepareRequest struct {
 // ProviderClient is the host side of a provider plugin connection.
 type ProviderClient struct {
 	client   providerv1.ProviderClient
-	messages messageCache // the last request's messages, converted
+	messages messageCache      // the last request's messages, converted
+	sent     sentConversations // per handle, what the plugin keeps for reuse_prefix
 }
 
 // Configure sends the provider block; it starts a new adapter generation.
@@ -224,12 +256,18 @@ func (c *ProviderClient) PrepareCall(ctx context.Context, req PrepareRequest) (H
 	if err != nil {
 		return Handle{}, err
 	}
+	if resp.ReusePrefix {
+		c.sent.announce(resp.Handle.GetId())
+	}
 	return Handle{ID: resp.Handle.GetId(), Generation: resp.Handle.GetGeneration()}, nil
 }
 
 // Stream runs a prepared request, calling emit for each chunk. Transport
 // failures are returned as the error; provider failures arrive as
-// ChunkError chunks.
+// ChunkError chunks. On a handle whose plugin keeps conversations, only
+// the messages after the prefix shared with the handle's previous request
+// are sent; a plugin that no longer holds it refuses before streaming
+// anything, and the request is sent again whole.
 func (c *ProviderClient) Stream(ctx context.Context, h Handle, req StreamRequest, emit func(StreamChunk) error) error {
 	preq := &providerv1.Stream_Request{
 		Handle:      &providerv1.Handle{Id: h.ID, Generation: h.Generation},
@@ -237,16 +275,33 @@ func (c *ProviderClient) Stream(ctx context.Context, h Handle, req StreamRequest
 		MaxOutput:   req.MaxOutput,
 		Temperature: req.Temperature,
 	}
-	codec := &requestCodec{req: preq}
-	preq.Messages, codec.wire = c.messages.convert(req.Messages)
+	pms, wire, msgs := c.messages.convert(req.Messages)
 	for _, t := range req.Tools {
 		preq.Tools = append(preq.Tools, &providerv1.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJson: t.Parameters})
 	}
+	err := c.stream(ctx, preq, pms, wire, c.sent.plan(h.ID, msgs, false), emit)
+	if errors.Is(err, errPrefixUnknown) {
+		err = c.stream(ctx, preq, pms, wire, c.sent.plan(h.ID, msgs, true), emit)
+	}
+	return err
+}
+
+// errPrefixUnknown is a refusal of a request's reused prefix.
+var errPrefixUnknown = errors.New("the plugin does not hold the reused prefix")
+
+// stream sends preq with the messages (pms, encoded as wire) p leaves
+// after the reused prefix. A refusal of the prefix is errPrefixUnknown.
+func (c *ProviderClient) stream(ctx context.Context, preq *providerv1.Stream_Request, pms []*providerv1.Message, wire [][]byte, p prefixPlan, emit func(StreamChunk) error) error {
+	preq.RequestId, preq.PrefixOf, preq.ReusePrefix = p.id, p.of, uint32(p.reuse)
+	preq.Messages = pms[p.reuse:]
+	codec := &requestCodec{req: preq, wire: wire[p.reuse:]}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	stream, err := c.client.Stream(ctx, preq, codec.callOption())
 	if err != nil {
 		return err
 	}
-	for {
+	for first := true; ; first = false {
 		pc, err := stream.Recv()
 		if err == io.EOF {
 			return nil
@@ -257,6 +312,9 @@ func (c *ProviderClient) Stream(ctx context.Context, h Handle, req StreamRequest
 		chunk, err := chunkFromProto(pc)
 		if err != nil {
 			return err
+		}
+		if first && p.reuse > 0 && chunk.Type == ChunkError && chunk.Err.Kind == kindPrefixUnknown {
+			return errPrefixUnknown
 		}
 		if err := emit(chunk); err != nil {
 			return err

@@ -1310,8 +1310,12 @@ func (x *PrepareCall_Request) GetThinkingBudget() int64 {
 }
 
 type PrepareCall_Response struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Handle        *Handle                `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Handle *Handle                `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	// reuse_prefix announces that Stream requests on this handle may carry
+	// Stream.Request.request_id and reuse_prefix (the rule is in docs/protocol.md).
+	// A plugin that leaves it false always receives every message.
+	ReusePrefix   bool `protobuf:"varint,2,opt,name=reuse_prefix,json=reusePrefix,proto3" json:"reuse_prefix,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1353,15 +1357,33 @@ func (x *PrepareCall_Response) GetHandle() *Handle {
 	return nil
 }
 
+func (x *PrepareCall_Response) GetReusePrefix() bool {
+	if x != nil {
+		return x.ReusePrefix
+	}
+	return false
+}
+
 type Stream_Request struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Handle   *Handle                `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
 	Messages []*Message             `protobuf:"bytes,2,rep,name=messages,proto3" json:"messages,omitempty"`
 	Tools    []*ToolDefinition      `protobuf:"bytes,3,rep,name=tools,proto3" json:"tools,omitempty"`
 	// tool_choice is "auto", "none", "required" or a tool name.
-	ToolChoice    string  `protobuf:"bytes,4,opt,name=tool_choice,json=toolChoice,proto3" json:"tool_choice,omitempty"`
-	MaxOutput     int64   `protobuf:"varint,5,opt,name=max_output,json=maxOutput,proto3" json:"max_output,omitempty"`
-	Temperature   float64 `protobuf:"fixed64,6,opt,name=temperature,proto3" json:"temperature,omitempty"`
+	ToolChoice  string  `protobuf:"bytes,4,opt,name=tool_choice,json=toolChoice,proto3" json:"tool_choice,omitempty"`
+	MaxOutput   int64   `protobuf:"varint,5,opt,name=max_output,json=maxOutput,proto3" json:"max_output,omitempty"`
+	Temperature float64 `protobuf:"fixed64,6,opt,name=temperature,proto3" json:"temperature,omitempty"`
+	// request_id, when not 0, asks the plugin to keep this request's whole conversation
+	// (the reused prefix and messages) under this id, one per handle, for a later request's
+	// reuse_prefix. Sent only on handles whose PrepareCall announced reuse_prefix.
+	RequestId uint64 `protobuf:"varint,7,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// reuse_prefix, when not 0, says the conversation is the first reuse_prefix messages of
+	// the one kept under prefix_of on this handle, followed by messages. A plugin that does
+	// not hold that conversation with at least reuse_prefix messages refuses the request
+	// with a StreamChunk error of kind "prefix_unknown" and nothing else; the host then
+	// sends it again with every message.
+	ReusePrefix   uint32 `protobuf:"varint,8,opt,name=reuse_prefix,json=reusePrefix,proto3" json:"reuse_prefix,omitempty"`
+	PrefixOf      uint64 `protobuf:"varint,9,opt,name=prefix_of,json=prefixOf,proto3" json:"prefix_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1434,6 +1456,27 @@ func (x *Stream_Request) GetMaxOutput() int64 {
 func (x *Stream_Request) GetTemperature() float64 {
 	if x != nil {
 		return x.Temperature
+	}
+	return 0
+}
+
+func (x *Stream_Request) GetRequestId() uint64 {
+	if x != nil {
+		return x.RequestId
+	}
+	return 0
+}
+
+func (x *Stream_Request) GetReusePrefix() uint32 {
+	if x != nil {
+		return x.ReusePrefix
+	}
+	return 0
+}
+
+func (x *Stream_Request) GetPrefixOf() uint64 {
+	if x != nil {
+		return x.PrefixOf
 	}
 	return 0
 }
@@ -1704,15 +1747,16 @@ const file_providerv1_provider_proto_rawDesc = "" +
 	"\x06Models\x1a\t\n" +
 	"\aRequest\x1aB\n" +
 	"\bResponse\x126\n" +
-	"\x06models\x18\x01 \x03(\v2\x1e.harness.provider.v1.ModelInfoR\x06models\"\x80\x02\n" +
+	"\x06models\x18\x01 \x03(\v2\x1e.harness.provider.v1.ModelInfoR\x06models\"\xa3\x02\n" +
 	"\vPrepareCall\x1a\xaf\x01\n" +
 	"\aRequest\x124\n" +
 	"\x05model\x18\x01 \x01(\v2\x1e.harness.provider.v1.ModelInfoR\x05model\x12\x1a\n" +
 	"\bthinking\x18\x02 \x01(\bR\bthinking\x12)\n" +
 	"\x10replay_reasoning\x18\x03 \x01(\bR\x0freplayReasoning\x12'\n" +
-	"\x0fthinking_budget\x18\x04 \x01(\x03R\x0ethinkingBudget\x1a?\n" +
+	"\x0fthinking_budget\x18\x04 \x01(\x03R\x0ethinkingBudget\x1ab\n" +
 	"\bResponse\x123\n" +
-	"\x06handle\x18\x01 \x01(\v2\x1b.harness.provider.v1.HandleR\x06handle\"8\n" +
+	"\x06handle\x18\x01 \x01(\v2\x1b.harness.provider.v1.HandleR\x06handle\x12!\n" +
+	"\freuse_prefix\x18\x02 \x01(\bR\vreusePrefix\"8\n" +
 	"\x06Handle\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1e\n" +
 	"\n" +
@@ -1740,8 +1784,8 @@ const file_providerv1_provider_proto_rawDesc = "" +
 	"\x0eToolDefinition\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12'\n" +
-	"\x0fparameters_json\x18\x03 \x01(\fR\x0eparametersJson\"\xa0\x02\n" +
-	"\x06Stream\x1a\x95\x02\n" +
+	"\x0fparameters_json\x18\x03 \x01(\fR\x0eparametersJson\"\xff\x02\n" +
+	"\x06Stream\x1a\xf4\x02\n" +
 	"\aRequest\x123\n" +
 	"\x06handle\x18\x01 \x01(\v2\x1b.harness.provider.v1.HandleR\x06handle\x128\n" +
 	"\bmessages\x18\x02 \x03(\v2\x1c.harness.provider.v1.MessageR\bmessages\x129\n" +
@@ -1750,7 +1794,11 @@ const file_providerv1_provider_proto_rawDesc = "" +
 	"toolChoice\x12\x1d\n" +
 	"\n" +
 	"max_output\x18\x05 \x01(\x03R\tmaxOutput\x12 \n" +
-	"\vtemperature\x18\x06 \x01(\x01R\vtemperature\"\x88\x02\n" +
+	"\vtemperature\x18\x06 \x01(\x01R\vtemperature\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\a \x01(\x04R\trequestId\x12!\n" +
+	"\freuse_prefix\x18\b \x01(\rR\vreusePrefix\x12\x1b\n" +
+	"\tprefix_of\x18\t \x01(\x04R\bprefixOf\"\x88\x02\n" +
 	"\x05Usage\x12#\n" +
 	"\rprompt_tokens\x18\x01 \x01(\x03R\fpromptTokens\x12+\n" +
 	"\x11completion_tokens\x18\x02 \x01(\x03R\x10completionTokens\x12(\n" +
