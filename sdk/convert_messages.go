@@ -27,9 +27,8 @@ type messageCache struct {
 	wire [][]byte // the encodings of pms; nil where proto.Marshal failed
 }
 
-// convert returns msgs as protocol messages, their encodings, and copies
-// of msgs whose slices are never modified.
-func (c *messageCache) convert(msgs []Message) ([]*providerv1.Message, [][]byte, []Message) {
+// convert returns msgs as protocol messages, and their encodings.
+func (c *messageCache) convert(msgs []Message) ([]*providerv1.Message, [][]byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.msgs) > len(msgs) {
@@ -54,7 +53,7 @@ func (c *messageCache) convert(msgs []Message) ([]*providerv1.Message, [][]byte,
 			c.msgs, c.pms, c.wire = append(c.msgs, m), append(c.pms, pm), append(c.wire, wire)
 		}
 	}
-	return slices.Clone(c.pms), slices.Clone(c.wire), slices.Clone(c.msgs)
+	return slices.Clone(c.pms), slices.Clone(c.wire)
 }
 
 // SameMessage says whether a and b are equal in every field (a nil and

@@ -94,7 +94,7 @@ func TestMessageCacheMatchesConversion(t *testing.T) {
 			got := &providerv1.Stream_Request{Handle: &providerv1.Handle{Id: "h", Generation: 3}, ToolChoice: "auto", MaxOutput: 7,
 				Tools: []*providerv1.ToolDefinition{{Name: "read_file", ParametersJson: []byte(`{}`)}}}
 			codec := &requestCodec{req: got}
-			got.Messages, codec.wire, _ = c.convert(msgs)
+			got.Messages, codec.wire = c.convert(msgs)
 			want := &providerv1.Stream_Request{Handle: got.Handle, ToolChoice: got.ToolChoice, MaxOutput: got.MaxOutput, Tools: got.Tools}
 			for _, m := range msgs {
 				want.Messages = append(want.Messages, messageToProto(m))
@@ -144,7 +144,7 @@ func BenchmarkStreamRequest(b *testing.B) {
 			c.msgs, c.pms, c.wire = c.msgs[:k], c.pms[:k], c.wire[:k]
 			req := &providerv1.Stream_Request{}
 			codec := &requestCodec{req: req}
-			req.Messages, codec.wire, _ = c.convert(msgs)
+			req.Messages, codec.wire = c.convert(msgs)
 			if _, err := codec.Marshal(req); err != nil {
 				b.Fatal(err)
 			}
@@ -166,7 +166,7 @@ func TestMessageCacheConcurrent(t *testing.T) {
 				msgs = append(msgs, Message{Role: RoleAssistant, Content: fmt.Sprint(g, k)})
 				req := &providerv1.Stream_Request{}
 				codec := &requestCodec{req: req}
-				req.Messages, codec.wire, _ = c.convert(msgs)
+				req.Messages, codec.wire = c.convert(msgs)
 				raw, err := codec.Marshal(req)
 				var back providerv1.Stream_Request
 				if err == nil {

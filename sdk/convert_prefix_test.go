@@ -70,7 +70,7 @@ func (s *sent) all() []*providerv1.Stream_Request {
 // connect serves impl over an in-memory gRPC connection, recording the
 // Stream requests the server receives; with announce false the plugin's
 // PrepareCall answers as a plugin that predates reuse_prefix.
-func connect(t *testing.T, impl sdk.Provider, announce bool) (*sdk.ProviderClient, *sent, *grpc.ClientConn) {
+func connect(t testing.TB, impl sdk.Provider, announce bool) (*sdk.ProviderClient, *sent, *grpc.ClientConn) {
 	t.Helper()
 	rec := &sent{}
 	lis := bufconn.Listen(1 << 20)
@@ -342,4 +342,105 @@ func TestReusePrefixUnknown(t *testing.T) {
 	if len(got) != 1 || got[0].GetFinish() == nil || !sameMessages(p.last(), want) {
 		t.Errorf("got %v and the provider %+v, want %+v", got, p.last(), want)
 	}
+}
+
+// TestReusePrefixConcurrent: streams on one handle at once, each growing
+// its own conversation from a shared head, each reach the provider as
+// sent (the race detector checks the kept conversations' sharing).
+func TestReusePrefixConcurrent(t *testing.T) {
+	t.Parallel()
+	p := &echo{}
+	client, _, _ := connect(t, p, true)
+	ctx := context.Background()
+	h, err := client.PrepareCall(ctx, sdk.PrepareRequest{Model: sdk.ModelInfo{ID: "m"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := []sdk.Message{{Role: sdk.RoleSystem, Content: "s"}, {Role: sdk.RoleUser, Content: "u"}}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			msgs := slices.Clone(head)
+			for k := range 40 {
+				msgs = append(msgs, sdk.Message{Role: sdk.RoleAssistant, Content: fmt.Sprint(g, " ", k)})
+				var got string
+				err := client.Stream(ctx, h, sdk.StreamRequest{Messages: msgs}, func(c sdk.StreamChunk) error {
+					got += c.Text
+					return nil
+				})
+				if want := digest(msgs); err != nil || got != want {
+					t.Errorf("goroutine %d turn %d: the provider got %q (%v), want %q", g, k, got, err, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// echo streams back the contents of its request's messages.
+type echo struct{ nop }
+
+func (echo) Stream(_ context.Context, req sdk.StreamRequest, emit func(sdk.StreamChunk) error) error {
+	return emit(sdk.StreamChunk{Type: sdk.ChunkBlockDelta, Text: digest(req.Messages)})
+}
+
+func digest(msgs []sdk.Message) string {
+	var b []byte
+	for _, m := range msgs {
+		b = fmt.Appendf(b, "%s:%q;", m.Role, m.Content)
+	}
+	return string(b)
+}
+
+// BenchmarkStreamTurn measures turn 100 of a session (200 messages, the
+// last two new, after turn 99's 198) through a Stream over in-process gRPC to a provider that
+// streams one chunk: the host's conversion and encoding, the transport
+// and the plugin's decoding; whole (a plugin that does not announce
+// reuse) and with the prefix reused.
+func BenchmarkStreamTurn(b *testing.B) {
+	msgs := []sdk.Message{{Role: sdk.RoleSystem, Content: "You are a helpful agent."}, {Role: sdk.RoleUser, Content: "Summarize the notes", Pinned: true}}
+	for k := range 99 {
+		id := fmt.Sprintf("call_%d", k)
+		msgs = append(msgs, sdk.Message{Role: sdk.RoleAssistant, ToolCalls: []sdk.ToolCall{{ID: id, Name: "read_file", Arguments: fmt.Sprintf(`{"path":"notes-%d.md"}`, k)}}},
+			sdk.Message{Role: sdk.RoleTool, ToolCallID: id, Content: "     1\t# Notes\n     2\t\n     3\t- TODO: the parser\n     4\t- TODO: the docs\n"})
+	}
+	for _, announce := range []bool{false, true} {
+		name := "whole"
+		if announce {
+			name = "reused"
+		}
+		b.Run(name, func(b *testing.B) {
+			client, _, _ := connect(b, &nop{}, announce)
+			ctx := context.Background()
+			h, err := client.PrepareCall(ctx, sdk.PrepareRequest{Model: sdk.ModelInfo{ID: "m"}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			turn := slices.Clone(msgs)
+			stream := func(msgs []sdk.Message) {
+				if err := client.Stream(ctx, h, sdk.StreamRequest{Messages: msgs}, func(sdk.StreamChunk) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				b.StopTimer()
+				stream(turn[:len(turn)-2]) // turn 99
+				turn[len(turn)-1].Content = fmt.Sprint("result ", i) // turn 100's two messages are new
+				turn[len(turn)-2].ToolCalls = []sdk.ToolCall{{ID: fmt.Sprint("call_", i), Name: "read_file", Arguments: `{"path":"notes-99.md"}`}}
+				b.StartTimer()
+				stream(turn)
+			}
+		})
+	}
+}
+
+// nop streams one finish chunk.
+type nop struct{}
+
+func (nop) Configure(context.Context, json.RawMessage) error { return nil }
+func (nop) Models(context.Context) ([]sdk.ModelInfo, error)  { return nil, nil }
+func (nop) Stream(_ context.Context, _ sdk.StreamRequest, emit func(sdk.StreamChunk) error) error {
+	return emit(sdk.StreamChunk{Type: sdk.ChunkFinish, Reason: "stop"})
 }

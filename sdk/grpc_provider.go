@@ -161,29 +161,23 @@ func (s *providerServer) Stream(req *providerv1.Stream_Request, stream grpc.Serv
 
 // conversation is the messages of req: the reused prefix of the
 // conversation kept for its handle, then its own; false when that prefix
-// is not kept. With a request_id it keeps the result for the next request,
-// and hands the provider a copy.
+// is not kept. The provider gets a copy: one that modifies its request
+// does not change what the next request reuses.
 func (s *providerServer) conversation(req *providerv1.Stream_Request) ([]Message, bool) {
-	handle := req.GetHandle().GetId()
-	var prefix []Message
-	if req.ReusePrefix > 0 {
-		var ok bool
-		if prefix, ok = s.kept.prefix(handle, req.PrefixOf, int(req.ReusePrefix)); !ok {
-			return nil, false
-		}
+	var tail []Message
+	if len(req.Messages) > 0 {
+		tail = make([]Message, 0, len(req.Messages))
 	}
-	if len(prefix)+len(req.Messages) == 0 {
-		return nil, true
-	}
-	msgs := make([]Message, len(prefix), len(prefix)+len(req.Messages))
-	copy(msgs, prefix)
 	for _, m := range req.Messages {
-		msgs = append(msgs, messageFromProto(m))
+		tail = append(tail, messageFromProto(m))
 	}
-	if req.RequestId == 0 {
-		return msgs, true
+	if req.ReusePrefix == 0 && req.RequestId == 0 {
+		return tail, true
 	}
-	s.kept.keep(handle, req.RequestId, msgs)
+	msgs, ok := s.kept.extend(req.GetHandle().GetId(), req.PrefixOf, int(req.ReusePrefix), req.RequestId, tail)
+	if !ok || len(msgs) == 0 {
+		return nil, ok
+	}
 	return slices.Clone(msgs), true
 }
 
@@ -275,13 +269,13 @@ func (c *ProviderClient) Stream(ctx context.Context, h Handle, req StreamRequest
 		MaxOutput:   req.MaxOutput,
 		Temperature: req.Temperature,
 	}
-	pms, wire, msgs := c.messages.convert(req.Messages)
+	pms, wire := c.messages.convert(req.Messages)
 	for _, t := range req.Tools {
 		preq.Tools = append(preq.Tools, &providerv1.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJson: t.Parameters})
 	}
-	err := c.stream(ctx, preq, pms, wire, c.sent.plan(h.ID, msgs, false), emit)
+	err := c.stream(ctx, preq, pms, wire, c.sent.plan(h.ID, pms, false), emit)
 	if errors.Is(err, errPrefixUnknown) {
-		err = c.stream(ctx, preq, pms, wire, c.sent.plan(h.ID, msgs, true), emit)
+		err = c.stream(ctx, preq, pms, wire, c.sent.plan(h.ID, pms, true), emit)
 	}
 	return err
 }
