@@ -426,7 +426,7 @@ func BenchmarkStreamTurn(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
 				b.StopTimer()
-				stream(turn[:len(turn)-2]) // turn 99
+				stream(turn[:len(turn)-2])                           // turn 99
 				turn[len(turn)-1].Content = fmt.Sprint("result ", i) // turn 100's two messages are new
 				turn[len(turn)-2].ToolCalls = []sdk.ToolCall{{ID: fmt.Sprint("call_", i), Name: "read_file", Arguments: `{"path":"notes-99.md"}`}}
 				b.StartTimer()
