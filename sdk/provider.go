@@ -170,6 +170,9 @@ type Provider interface {
 	Models(ctx context.Context) ([]ModelInfo, error)
 	// Stream runs one request, calling emit for every chunk in order. A
 	// failure is returned as an *Error (the SDK sends it as an error chunk).
+	// req.Messages is the provider's own slice, but the messages' slices
+	// (ToolCalls, ReasoningBlocks) are shared with the conversation the
+	// SDK keeps for the next request: read them, never write them.
 	Stream(ctx context.Context, req StreamRequest, emit func(StreamChunk) error) error
 }
 
