@@ -118,12 +118,7 @@ func TestMessageCacheMatchesConversion(t *testing.T) {
 // (200 messages) converted and encoded: every message converted and the
 // request marshalled, and by the cache holding turn 99's and the codec.
 func BenchmarkStreamRequest(b *testing.B) {
-	msgs := []Message{{Role: RoleSystem, Content: "You are a helpful agent."}, {Role: RoleUser, Content: "Summarize the notes", Pinned: true}}
-	for k := range 99 {
-		id := fmt.Sprintf("call_%d", k)
-		msgs = append(msgs, Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: id, Name: "read_file", Arguments: fmt.Sprintf(`{"path":"notes-%d.md"}`, k)}}},
-			Message{Role: RoleTool, ToolCallID: id, Content: "     1\t# Notes\n     2\t\n     3\t- TODO: the parser\n     4\t- TODO: the docs\n"})
-	}
+	msgs := SessionMessages(100)
 	b.Run("whole", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -150,6 +145,19 @@ func BenchmarkStreamRequest(b *testing.B) {
 			}
 		}
 	})
+}
+
+// SessionMessages is the conversation of turn TURNS of a read session, as
+// the benchmarks of a request at turn 100 use it: the system prompt and
+// the task, then per earlier turn a read_file call and its result.
+func SessionMessages(turns int) []Message {
+	msgs := []Message{{Role: RoleSystem, Content: "You are a helpful agent."}, {Role: RoleUser, Content: "Summarize the notes", Pinned: true}}
+	for k := range turns - 1 {
+		id := fmt.Sprintf("call_%d", k)
+		msgs = append(msgs, Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: id, Name: "read_file", Arguments: fmt.Sprintf(`{"path":"notes-%d.md"}`, k)}}},
+			Message{Role: RoleTool, ToolCallID: id, Content: "     1\t# Notes\n     2\t\n     3\t- TODO: the parser\n     4\t- TODO: the docs\n"})
+	}
+	return msgs
 }
 
 // TestMessageCacheConcurrent: streams of one client convert and marshal

@@ -399,12 +399,7 @@ func digest(msgs []sdk.Message) string {
 // and the plugin's decoding; whole (a plugin that does not announce
 // reuse) and with the prefix reused.
 func BenchmarkStreamTurn(b *testing.B) {
-	msgs := []sdk.Message{{Role: sdk.RoleSystem, Content: "You are a helpful agent."}, {Role: sdk.RoleUser, Content: "Summarize the notes", Pinned: true}}
-	for k := range 99 {
-		id := fmt.Sprintf("call_%d", k)
-		msgs = append(msgs, sdk.Message{Role: sdk.RoleAssistant, ToolCalls: []sdk.ToolCall{{ID: id, Name: "read_file", Arguments: fmt.Sprintf(`{"path":"notes-%d.md"}`, k)}}},
-			sdk.Message{Role: sdk.RoleTool, ToolCallID: id, Content: "     1\t# Notes\n     2\t\n     3\t- TODO: the parser\n     4\t- TODO: the docs\n"})
-	}
+	msgs := sdk.SessionMessages(100)
 	for _, announce := range []bool{false, true} {
 		name := "whole"
 		if announce {
