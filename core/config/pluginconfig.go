@@ -104,6 +104,9 @@ type decodeEnv struct {
 	// record receives each file a path setting names (nil: none is kept),
 	// so that the configuration's fingerprint covers it.
 	record func(path string, data []byte)
+	// builtinSchema says the schema is a built-in's (Options.ProviderSchemas):
+	// it is not checked against the metaschema (see compileConfigSchema).
+	builtinSchema bool
 }
 
 func decodeConfig(body hcl.Body, schemaJSON []byte, env decodeEnv) (json.RawMessage, hcl.Diagnostics) {
@@ -111,7 +114,7 @@ func decodeConfig(body hcl.Body, schemaJSON []byte, env decodeEnv) (json.RawMess
 	if body != nil {
 		blockRange = body.MissingItemRange().Ptr()
 	}
-	validator, root, err := compileConfigSchema(schemaJSON)
+	validator, root, err := compileConfigSchema(schemaJSON, env.builtinSchema)
 	if err != nil {
 		return nil, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
@@ -184,7 +187,11 @@ func decodeConfig(body hcl.Body, schemaJSON []byte, env decodeEnv) (json.RawMess
 	return out, diags
 }
 
-func compileConfigSchema(schemaJSON []byte) (*jsonschema.Schema, *configSchema, error) {
+// compileConfigSchema compiles a plugin's config schema and decodes the part
+// of it that steers decoding. A built-in's schema (builtin) is added as
+// trusted: the build's own constant, which its tests validate, is not checked
+// against the metaschema again in every run.
+func compileConfigSchema(schemaJSON []byte, builtin bool) (*jsonschema.Schema, *configSchema, error) {
 	var root configSchema
 	if err := json.Unmarshal(schemaJSON, &root); err != nil {
 		return nil, nil, err
@@ -198,7 +205,11 @@ func compileConfigSchema(schemaJSON []byte) (*jsonschema.Schema, *configSchema, 
 	}
 	c := jsonschema.NewCompiler()
 	const url = "plugin-config.schema.json"
-	if err := c.AddResource(url, doc); err != nil {
+	add := c.AddResource
+	if builtin {
+		add = c.AddTrustedResource
+	}
+	if err := add(url, doc); err != nil {
 		return nil, nil, err
 	}
 	sch, err := c.Compile(url)

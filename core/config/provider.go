@@ -42,7 +42,7 @@ func (l *loader) decodeProvider(it item) *Provider {
 	if !ok {
 		return p // Check reports the unknown plugin
 	}
-	env := decodeEnv{ctx: it.src.ctx, dir: it.src.dir, record: func(path string, data []byte) {
+	env := decodeEnv{ctx: it.src.ctx, dir: it.src.dir, builtinSchema: true, record: func(path string, data []byte) {
 		l.cfg.Inputs[path] = data
 	}}
 	out, d := p.decodeSettings(settings, schema, env)

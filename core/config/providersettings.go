@@ -25,7 +25,7 @@ func (p *Provider) DecodeSettings(schema []byte) (json.RawMessage, hcl.Diagnosti
 
 func (p *Provider) decodeSettings(settings hcl.Body, schema []byte, env decodeEnv) (json.RawMessage, hcl.Diagnostics) {
 	if schema == nil {
-		schema = anySettings
+		schema, env.builtinSchema = anySettings, true // the host's own constant
 	}
 	out, diags := decodeConfig(settings, schema, env)
 	for _, d := range diags {

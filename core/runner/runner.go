@@ -136,8 +136,10 @@ func Open(ctx context.Context, opts Options) (*Runner, error) {
 		_ = cat.DescribeFor(ctx, ag.Tools)
 	}()
 	// The store opens while the plugins start too, and so do the
-	// metaschemas the tools' input schemas are compiled against; a
-	// configuration problem is still reported before a store problem.
+	// metaschemas the tools' input schemas are checked against when a tool
+	// may not be a built-in (a built-in's schema is the build's own, not
+	// checked again: tools.Registry.Add); a configuration problem is still
+	// reported before a store problem.
 	type opened struct {
 		store *session.Store
 		err   error
@@ -147,7 +149,9 @@ func Open(ctx context.Context, opts Options) (*Runner, error) {
 		st, err := openStore(ctx, opts.StorePath, cfg.Workspace)
 		storeCh <- opened{st, err}
 	}()
-	go tools.WarmSchemas()
+	if !onlyBuiltinTools(cfg, cat) {
+		go tools.WarmSchemas()
+	}
 	modelsErr := r.openModels(ctx)
 	<-r.warmed
 	st := <-storeCh
@@ -754,6 +758,20 @@ func (r *Runner) Close() error {
 func (r *Runner) newRecorder() *tools.StoreRecorder {
 	return &tools.StoreRecorder{Store: r.store, Session: r.session, Sink: r.opts.Sink,
 		Redact: func(d event.Data) any { return redactEvent(d, r.secrets()) }}
+}
+
+// onlyBuiltinTools reports whether every tool a run of cfg may register is
+// a built-in's: no third-party plugin, no MCP server.
+func onlyBuiltinTools(cfg *config.Config, cat *catalog.Catalog) bool {
+	if len(cfg.MCPServers) > 0 {
+		return false
+	}
+	for _, p := range cat.Plugins() {
+		if !p.Spec.Builtin {
+			return false
+		}
+	}
+	return true
 }
 
 // redactEvent returns d as JSON with every secret (of redact.MinLen bytes

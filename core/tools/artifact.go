@@ -58,7 +58,7 @@ var artifactKinds = sync.OnceValue(func() map[string]artifactKind {
 		"checklist": {decode: decodeAs[ChecklistArtifact]},
 	}
 	for name, k := range kinds {
-		sch, err := compileSchema("artifact-"+name, []byte(artifactSchemas[name]))
+		sch, err := compileSchema("artifact-"+name, []byte(artifactSchemas[name]), true)
 		if err != nil {
 			panic(err) // the schemas above are constants
 		}

@@ -89,7 +89,7 @@ func (r *Registry) Add(t Tool) error {
 	if err := json.Compact(&compact, raw); err != nil {
 		return fmt.Errorf("tool %q: input schema is not JSON: %w", name, err)
 	}
-	sch, err := compileSchema(name, compact.Bytes())
+	sch, err := compileSchema(name, compact.Bytes(), t.Origin == OriginBuiltin)
 	if err != nil {
 		return err
 	}

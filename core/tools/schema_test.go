@@ -21,13 +21,13 @@ func TestCompileSchemaDrafts(t *testing.T) {
 		{"draft-07, broken", `{"$schema": "http://json-schema.org/draft-07/schema#", "minimum": "one"}`, false},
 		{"draft-04 by $ref", `{"$ref": "http://json-schema.org/draft-04/schema#"}`, true},
 	} {
-		if _, err := compileSchema(tt.name, []byte(tt.doc)); (err == nil) != tt.ok {
+		if _, err := compileSchema(tt.name, []byte(tt.doc), false); (err == nil) != tt.ok {
 			t.Errorf("%s: compile error %v, want ok=%v", tt.name, err, tt.ok)
 		}
 	}
 	// Draft-07's array "items" is a tuple (2020-12 would refuse it).
 	sch, err := compileSchema("tuple", []byte(`{"$schema": "http://json-schema.org/draft-07/schema#",
-		"type": "array", "items": [{"type": "string"}], "additionalItems": false}`))
+		"type": "array", "items": [{"type": "string"}], "additionalItems": false}`), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestCompileSchemaDrafts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := compileSchema("2019", []byte(`{"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "string"}`)); err != nil {
+			if _, err := compileSchema("2019", []byte(`{"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "string"}`), false); err != nil {
 				t.Error(err)
 			}
 		}()

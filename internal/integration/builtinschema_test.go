@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/harness-agent/harness/core/config"
 	anthropic "github.com/harness-agent/harness/plugins/provider-anthropic"
@@ -58,6 +60,26 @@ func builtinLookup(t *testing.T) config.Options {
 		s, ok := schemas[name]
 		return s, ok
 	}}
+}
+
+// TestBuiltinProviderSchemasValid: a built-in's settings schema is valid
+// JSON Schema, checked against the metaschema here because Load compiles it
+// without that check (config.Options.ProviderSchemas).
+func TestBuiltinProviderSchemasValid(t *testing.T) {
+	t.Parallel()
+	for name, s := range builtinSchemas(t) {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(s))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource("settings.json", doc); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := c.Compile("settings.json"); err != nil {
+			t.Errorf("%s: its settings schema is not valid JSON Schema: %v", name, err)
+		}
+	}
 }
 
 // TestBuiltinProviderSchemas: the built-ins mark what the host must treat

@@ -14,7 +14,9 @@
 //     process exiting, a file a subprocess writes); tests never sleep to
 //     let something happen (internal/archtest enforces it);
 //   - files: [WriteFile], [CopyTree] and [CopyExecutable] lay out workspaces
-//     and plugin folders.
+//     and plugin folders;
+//   - fresh processes: [InFreshProcess] runs a function in a new process of
+//     the test binary, for what a process pays once (a first compile).
 //
 // It is test support only, imported by _test.go files (and bench). Like
 // every internal package it imports nothing of core, plugins or cmd;

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -73,3 +74,10 @@ type recorder struct {
 func (r *recorder) Helper()               {}
 func (r *recorder) Errorf(string, ...any) { r.failed = true }
 func (r *recorder) Fatalf(string, ...any) { r.failed = true }
+
+func TestInFreshProcessRunsInAnother(t *testing.T) {
+	got := InFreshProcess(t, func() string { return strconv.Itoa(os.Getpid()) })
+	if pid, err := strconv.Atoi(got); err != nil || pid == os.Getpid() || pid <= 0 {
+		t.Errorf("InFreshProcess returned %q, want the pid of another process (this one is %d)", got, os.Getpid())
+	}
+}

@@ -12,6 +12,9 @@ type roots struct {
 	regexpEngine RegexpEngine
 	vocabularies map[string]*Vocabulary
 	assertVocabs bool
+	// trusted holds the documents added with AddTrustedResource, which
+	// are not validated against their metaschema (harness patch).
+	trusted map[url]bool
 }
 
 func newRoots() *roots {
@@ -24,6 +27,7 @@ func newRoots() *roots {
 		},
 		regexpEngine: goRegexpCompile,
 		vocabularies: map[string]*Vocabulary{},
+		trusted:      map[url]bool{},
 	}
 }
 
@@ -48,7 +52,7 @@ func (rr *roots) addRoot(u url, doc any) (*root, error) {
 	if err := rr.collectResources(r, doc, u, "", dialect{rr.defaultDraft, nil}); err != nil {
 		return nil, err
 	}
-	if !strings.HasPrefix(u.String(), "http://json-schema.org/") &&
+	if !rr.trusted[u] && !strings.HasPrefix(u.String(), "http://json-schema.org/") &&
 		!strings.HasPrefix(u.String(), "https://json-schema.org/") {
 		if err := rr.validate(r, doc, ""); err != nil {
 			return nil, err
@@ -206,8 +210,10 @@ func (rr *roots) ensureSubschema(up urlPtr) error {
 	if err := rr.addSubschema(rClone, up.ptr); err != nil {
 		return err
 	}
-	if err := rr.validate(rClone, v, up.ptr); err != nil {
-		return err
+	if !rr.trusted[r.url] { // harness patch: see AddTrustedResource
+		if err := rr.validate(rClone, v, up.ptr); err != nil {
+			return err
+		}
 	}
 	rr.roots[r.url] = rClone
 	return nil
