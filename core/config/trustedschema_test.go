@@ -1,22 +1,11 @@
 package config
 
 import (
-	"fmt"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/harness-agent/harness/internal/testkit"
 )
-
-// allocsOf is how many heap allocations fn makes.
-func allocsOf(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.Mallocs - before.Mallocs
-}
 
 // Loading a configuration whose provider is on a built-in compiles the
 // built-in's settings schema as trusted: the JSON Schema metaschemas (about
@@ -24,30 +13,23 @@ func allocsOf(fn func()) uint64 {
 // path before any plugin starts. A third-party schema still is checked
 // against them, which the same count shows.
 func TestBuiltinSettingsSchemaSkipsMetaschemas(t *testing.T) {
-	got := testkit.InFreshProcess(t, func() string {
-		dir := t.TempDir()
-		path := filepath.Join(dir, "agent.hcl")
-		testkit.WriteFile(t, path, `provider "deepseek" {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent.hcl")
+	testkit.WriteFile(t, path, `provider "deepseek" {
   api_key  = "sk-test-0123456789"
   base_url = "http://127.0.0.1:1"
 }
 `)
-		load := allocsOf(func() {
-			if _, diags := LoadWith(path, testOptions); diags.HasErrors() {
-				panic(diags.Error())
-			}
-		})
-		thirdParty := allocsOf(func() {
-			if _, _, err := compileConfigSchema([]byte(`{"type":"object","properties":{"x":{"type":"string"}}}`), false); err != nil {
-				panic(err)
-			}
-		})
-		return fmt.Sprint(load, " ", thirdParty)
+	counts := testkit.AllocsInFreshProcess(t, func() {
+		if _, diags := LoadWith(path, testOptions); diags.HasErrors() {
+			panic(diags.Error())
+		}
+	}, func() {
+		if _, _, err := compileConfigSchema([]byte(`{"type":"object","properties":{"x":{"type":"string"}}}`), false); err != nil {
+			panic(err)
+		}
 	})
-	var load, thirdParty uint64
-	if _, err := fmt.Sscan(got, &load, &thirdParty); err != nil {
-		t.Fatalf("fresh process reported %q: %v", got, err)
-	}
+	load, thirdParty := counts[0], counts[1]
 	t.Logf("allocations: Load %d, then a third-party schema's first compile %d", load, thirdParty)
 	if thirdParty < 3000 {
 		t.Fatalf("a third-party schema's first compile made %d allocations: the metaschemas were compiled before it (by Load?)", thirdParty)

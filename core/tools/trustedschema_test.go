@@ -3,7 +3,6 @@ package tools
 import (
 	"bytes"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -17,24 +16,17 @@ import (
 // allocations and 2 ms once per process). A plugin's schema is checked
 // against them, which the same count shows.
 func TestBuiltinToolSchemaSkipsMetaschemas(t *testing.T) {
-	got := testkit.InFreshProcess(t, func() string {
-		allocs := func(origin Origin, name string) uint64 {
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
+	add := func(origin Origin, name string) func() {
+		return func() {
 			err := NewRegistry().Add(Tool{Spec: sdk.ToolSpec{Name: name, InputSchema: []byte(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
 				Origin: origin, Owner: "p", Source: noSource{}})
-			runtime.ReadMemStats(&after)
 			if err != nil {
 				panic(err)
 			}
-			return after.Mallocs - before.Mallocs
 		}
-		return fmt.Sprint(allocs(OriginBuiltin, "read_file"), " ", allocs(OriginPlugin, "other"))
-	})
-	var builtin, plugin uint64
-	if _, err := fmt.Sscan(got, &builtin, &plugin); err != nil {
-		t.Fatalf("fresh process reported %q: %v", got, err)
 	}
+	counts := testkit.AllocsInFreshProcess(t, add(OriginBuiltin, "read_file"), add(OriginPlugin, "other"))
+	builtin, plugin := counts[0], counts[1]
 	t.Logf("allocations of Registry.Add: built-in %d, then a plugin's %d", builtin, plugin)
 	if plugin < 3000 {
 		t.Fatalf("a plugin tool's first Add made %d allocations: the metaschemas were compiled before it (by the built-in's?)", plugin)

@@ -16,7 +16,8 @@
 //   - files: [WriteFile], [CopyTree] and [CopyExecutable] lay out workspaces
 //     and plugin folders;
 //   - fresh processes: [InFreshProcess] runs a function in a new process of
-//     the test binary, for what a process pays once (a first compile).
+//     the test binary, for what a process pays once (a first compile), and
+//     [AllocsInFreshProcess] counts the allocations of such a first use.
 //
 // It is test support only, imported by _test.go files (and bench). Like
 // every internal package it imports nothing of core, plugins or cmd;

@@ -6,6 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -40,4 +43,35 @@ func InFreshProcess(t *testing.T, fn func() string) string {
 	}
 	line, _, _ := bytes.Cut(rest, []byte("\n"))
 	return string(line)
+}
+
+// AllocsInFreshProcess runs fns one after the other in a new process of the
+// test binary (see InFreshProcess) and returns how many heap allocations
+// each made there: what the first use of a package costs, counted, not
+// timed. The calling test must call it first.
+func AllocsInFreshProcess(t *testing.T, fns ...func()) []uint64 {
+	t.Helper()
+	got := InFreshProcess(t, func() string {
+		var counts []string
+		for _, fn := range fns {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			fn()
+			runtime.ReadMemStats(&after)
+			counts = append(counts, strconv.FormatUint(after.Mallocs-before.Mallocs, 10))
+		}
+		return strings.Join(counts, " ")
+	})
+	var out []uint64
+	for _, f := range strings.Fields(got) {
+		n, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			t.Fatalf("fresh process of %s reported %q", t.Name(), got)
+		}
+		out = append(out, n)
+	}
+	if len(out) != len(fns) {
+		t.Fatalf("fresh process of %s reported %q for %d functions", t.Name(), got, len(fns))
+	}
+	return out
 }

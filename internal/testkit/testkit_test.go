@@ -81,3 +81,16 @@ func TestInFreshProcessRunsInAnother(t *testing.T) {
 		t.Errorf("InFreshProcess returned %q, want the pid of another process (this one is %d)", got, os.Getpid())
 	}
 }
+
+var sink []*int
+
+func TestAllocsInFreshProcessCounts(t *testing.T) {
+	counts := AllocsInFreshProcess(t, func() {}, func() {
+		for i := range 100 {
+			sink = append(sink, &i)
+		}
+	})
+	if len(counts) != 2 || counts[0] > 10 || counts[1] < 100 {
+		t.Errorf("AllocsInFreshProcess counted %v, want about [0 100+]", counts)
+	}
+}
