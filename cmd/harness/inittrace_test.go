@@ -28,3 +28,41 @@ func TestPluginProcessPaysNoSchemaInit(t *testing.T) {
 		}
 	}
 }
+
+// Every process of a run, each plugin process too, initializes every
+// package of this binary. These packages build their tables, schemas and
+// regular expressions on first use (sync.OnceValue), not at init, where
+// they cost each process 30–110 allocations apiece; the bounds leave room
+// for small constants, not for a table, schema or regexp built at init.
+func TestOwnPackagesInitLazily(t *testing.T) {
+	t.Parallel()
+	bounds := map[string]int{
+		"main": 20,
+		"github.com/harness-agent/harness/core/shellpolicy": 30, // 2 per sync.OnceValue
+		"github.com/harness-agent/harness/core/config":      15,
+		"github.com/harness-agent/harness/plugins/terminal": 15,
+	}
+	cmd := exec.Command(harnessBin, "version")
+	cmd.Env = append(testEnv(t, nil), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("harness version: %v\n%s", err, out)
+	}
+	line := regexp.MustCompile(`(?m)^init (\S+) @[^,]+, [^,]+ clock, \d+ bytes, (\d+) allocs$`)
+	seen := map[string]bool{}
+	for _, m := range line.FindAllStringSubmatch(string(out), -1) {
+		bound, ok := bounds[m[1]]
+		if !ok {
+			continue
+		}
+		seen[m[1]] = true
+		if allocs, _ := strconv.Atoi(m[2]); allocs > bound {
+			t.Errorf("init of %s made %d allocations (at most %d): something is built at package init again", m[1], allocs, bound)
+		}
+	}
+	for pkg := range bounds {
+		if !seen[pkg] {
+			t.Errorf("no inittrace line for %s in:\n%s", pkg, out)
+		}
+	}
+}

@@ -483,8 +483,12 @@ func (r *renderer) resultCard(d event.ToolResult, streamed bool) string {
 	return b.String()
 }
 
-// omittedMarker is the terminal's line for the output it did not keep.
-var omittedMarker = regexp.MustCompile(`(?m)^\[… \d+ bytes \(\d+ lines\) omitted …\]$`)
+// omittedMarker is the terminal's line for the output it did not keep,
+// compiled on first use: every process of this binary, each plugin's too,
+// would compile it at init.
+var omittedMarker = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\[… \d+ bytes \(\d+ lines\) omitted …\]$`)
+})
 
 // terminalOutput shows a command and the last lines of its output.
 func (r *renderer) terminalOutput(b *strings.Builder, command, output string) {
@@ -492,7 +496,7 @@ func (r *renderer) terminalOutput(b *strings.Builder, command, output string) {
 	lines := strings.Split(strings.TrimRight(output, "\n"), "\n")
 	if earlier := len(lines) - 12; earlier > 0 {
 		note := fmt.Sprintf("… %s before these not shown here", countNoun(earlier, "line"))
-		if m := omittedMarker.FindString(strings.Join(lines[:earlier], "\n")); m != "" {
+		if m := omittedMarker().FindString(strings.Join(lines[:earlier], "\n")); m != "" {
 			note += "; the model got them, except " + strings.Trim(m, "[]… ")
 		}
 		r.gutterLines(b, note, ansiDim)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
@@ -19,73 +20,76 @@ import (
 const maxFileFuncSize = 16 << 20
 
 // stdFunctions are the go-cty standard library functions under the names Terraform
-// users know.
-var stdFunctions = map[string]function.Function{
-	"abs":             stdlib.AbsoluteFunc,
-	"ceil":            stdlib.CeilFunc,
-	"chomp":           stdlib.ChompFunc,
-	"chunklist":       stdlib.ChunklistFunc,
-	"coalesce":        stdlib.CoalesceFunc,
-	"coalescelist":    stdlib.CoalesceListFunc,
-	"compact":         stdlib.CompactFunc,
-	"concat":          stdlib.ConcatFunc,
-	"contains":        stdlib.ContainsFunc,
-	"csvdecode":       stdlib.CSVDecodeFunc,
-	"distinct":        stdlib.DistinctFunc,
-	"element":         stdlib.ElementFunc,
-	"flatten":         stdlib.FlattenFunc,
-	"floor":           stdlib.FloorFunc,
-	"format":          stdlib.FormatFunc,
-	"formatlist":      stdlib.FormatListFunc,
-	"indent":          stdlib.IndentFunc,
-	"join":            stdlib.JoinFunc,
-	"jsondecode":      stdlib.JSONDecodeFunc,
-	"jsonencode":      stdlib.JSONEncodeFunc,
-	"keys":            stdlib.KeysFunc,
-	"length":          stdlib.LengthFunc,
-	"lookup":          stdlib.LookupFunc,
-	"lower":           stdlib.LowerFunc,
-	"max":             stdlib.MaxFunc,
-	"merge":           stdlib.MergeFunc,
-	"min":             stdlib.MinFunc,
-	"parseint":        stdlib.ParseIntFunc,
-	"range":           stdlib.RangeFunc,
-	"regex":           stdlib.RegexFunc,
-	"regexall":        stdlib.RegexAllFunc,
-	"regex_replace":   stdlib.RegexReplaceFunc,
-	"replace":         stdlib.ReplaceFunc,
-	"reverse":         stdlib.ReverseListFunc,
-	"setintersection": stdlib.SetIntersectionFunc,
-	"setsubtract":     stdlib.SetSubtractFunc,
-	"setunion":        stdlib.SetUnionFunc,
-	"slice":           stdlib.SliceFunc,
-	"sort":            stdlib.SortFunc,
-	"split":           stdlib.SplitFunc,
-	"strlen":          stdlib.StrlenFunc,
-	"strrev":          stdlib.ReverseFunc,
-	"substr":          stdlib.SubstrFunc,
-	"title":           stdlib.TitleFunc,
-	"tobool":          stdlib.MakeToFunc(cty.Bool),
-	"tolist":          stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
-	"tomap":           stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
-	"tonumber":        stdlib.MakeToFunc(cty.Number),
-	"toset":           stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)),
-	"tostring":        stdlib.MakeToFunc(cty.String),
-	"trim":            stdlib.TrimFunc,
-	"trimprefix":      stdlib.TrimPrefixFunc,
-	"trimspace":       stdlib.TrimSpaceFunc,
-	"trimsuffix":      stdlib.TrimSuffixFunc,
-	"upper":           stdlib.UpperFunc,
-	"values":          stdlib.ValuesFunc,
-	"zipmap":          stdlib.ZipmapFunc,
-}
+// users know, mapped on first use: every process of the harness binary, each
+// plugin's too, initializes this package.
+var stdFunctions = sync.OnceValue(func() map[string]function.Function {
+	return map[string]function.Function{
+		"abs":             stdlib.AbsoluteFunc,
+		"ceil":            stdlib.CeilFunc,
+		"chomp":           stdlib.ChompFunc,
+		"chunklist":       stdlib.ChunklistFunc,
+		"coalesce":        stdlib.CoalesceFunc,
+		"coalescelist":    stdlib.CoalesceListFunc,
+		"compact":         stdlib.CompactFunc,
+		"concat":          stdlib.ConcatFunc,
+		"contains":        stdlib.ContainsFunc,
+		"csvdecode":       stdlib.CSVDecodeFunc,
+		"distinct":        stdlib.DistinctFunc,
+		"element":         stdlib.ElementFunc,
+		"flatten":         stdlib.FlattenFunc,
+		"floor":           stdlib.FloorFunc,
+		"format":          stdlib.FormatFunc,
+		"formatlist":      stdlib.FormatListFunc,
+		"indent":          stdlib.IndentFunc,
+		"join":            stdlib.JoinFunc,
+		"jsondecode":      stdlib.JSONDecodeFunc,
+		"jsonencode":      stdlib.JSONEncodeFunc,
+		"keys":            stdlib.KeysFunc,
+		"length":          stdlib.LengthFunc,
+		"lookup":          stdlib.LookupFunc,
+		"lower":           stdlib.LowerFunc,
+		"max":             stdlib.MaxFunc,
+		"merge":           stdlib.MergeFunc,
+		"min":             stdlib.MinFunc,
+		"parseint":        stdlib.ParseIntFunc,
+		"range":           stdlib.RangeFunc,
+		"regex":           stdlib.RegexFunc,
+		"regexall":        stdlib.RegexAllFunc,
+		"regex_replace":   stdlib.RegexReplaceFunc,
+		"replace":         stdlib.ReplaceFunc,
+		"reverse":         stdlib.ReverseListFunc,
+		"setintersection": stdlib.SetIntersectionFunc,
+		"setsubtract":     stdlib.SetSubtractFunc,
+		"setunion":        stdlib.SetUnionFunc,
+		"slice":           stdlib.SliceFunc,
+		"sort":            stdlib.SortFunc,
+		"split":           stdlib.SplitFunc,
+		"strlen":          stdlib.StrlenFunc,
+		"strrev":          stdlib.ReverseFunc,
+		"substr":          stdlib.SubstrFunc,
+		"title":           stdlib.TitleFunc,
+		"tobool":          stdlib.MakeToFunc(cty.Bool),
+		"tolist":          stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
+		"tomap":           stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
+		"tonumber":        stdlib.MakeToFunc(cty.Number),
+		"toset":           stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)),
+		"tostring":        stdlib.MakeToFunc(cty.String),
+		"trim":            stdlib.TrimFunc,
+		"trimprefix":      stdlib.TrimPrefixFunc,
+		"trimspace":       stdlib.TrimSpaceFunc,
+		"trimsuffix":      stdlib.TrimSuffixFunc,
+		"upper":           stdlib.UpperFunc,
+		"values":          stdlib.ValuesFunc,
+		"zipmap":          stdlib.ZipmapFunc,
+	}
+})
 
 // evalContext returns the functions of a configuration file whose directory is dir
 // (absolute) and whose display directory, used in messages, is displayDir.
 // record, when not nil, is told every file file() reads.
 func evalContext(dir, displayDir string, getenv func(string) string, record func(path string, data []byte)) *hcl.EvalContext {
-	funcs := make(map[string]function.Function, len(stdFunctions)+2)
-	for name, f := range stdFunctions {
+	funcs := make(map[string]function.Function, len(stdFunctions())+2)
+	for name, f := range stdFunctions() {
 		funcs[name] = f
 	}
 	funcs["env"] = envFunc(getenv)

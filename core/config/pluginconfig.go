@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -20,7 +21,8 @@ import (
 	"golang.org/x/text/message"
 )
 
-var schemaPrinter = message.NewPrinter(language.English)
+// schemaPrinter prints the validator's messages, made on first use.
+var schemaPrinter = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // configSchema is the part of a plugin's JSON Schema that steers the decoding of HCL values;
 // everything else (enum, required, bounds, patterns…) is left to the validator.
@@ -354,7 +356,7 @@ func validateConfig(sch *jsonschema.Schema, config []byte, attributes hcl.Attrib
 			d.Summary = "Missing required argument"
 			d.Detail = fmt.Sprintf("%s: the plugin requires %s.", where, quotedList(missing))
 		} else {
-			d.Detail = fmt.Sprintf("%s: %s.", where, leaf.ErrorKind.LocalizedString(schemaPrinter))
+			d.Detail = fmt.Sprintf("%s: %s.", where, leaf.ErrorKind.LocalizedString(schemaPrinter()))
 		}
 		diags = append(diags, d)
 	}

@@ -3,6 +3,7 @@ package shellpolicy
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Builtins that run code the policy cannot see, change what a later command
@@ -11,23 +12,25 @@ import (
 
 // codeBuiltins run code from somewhere the command line does not show, or
 // change what later names run. Each always needs a person.
-var codeBuiltins = map[string]string{
-	"source":   "runs the commands of a file, which the policy cannot see",
-	".":        "runs the commands of a file, which the policy cannot see",
-	"eval":     "runs a string as shell code",
-	"trap":     "runs a string as shell code later",
-	"enable":   "loads or disables shell builtins",
-	"alias":    "changes what a command name runs",
-	"complete": "registers code for the shell to run",
-	"compgen":  "expands its word list and runs functions and commands it is given",
-	"bind":     "registers code for the shell to run",
-	"fc":       "runs commands from the shell's history",
-}
+var codeBuiltins = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"source":   "runs the commands of a file, which the policy cannot see",
+		".":        "runs the commands of a file, which the policy cannot see",
+		"eval":     "runs a string as shell code",
+		"trap":     "runs a string as shell code later",
+		"enable":   "loads or disables shell builtins",
+		"alias":    "changes what a command name runs",
+		"complete": "registers code for the shell to run",
+		"compgen":  "expands its word list and runs functions and commands it is given",
+		"bind":     "registers code for the shell to run",
+		"fc":       "runs commands from the shell's history",
+	}
+})
 
 // builtin applies the rules of the shell builtin name to cl.
 func (c *context) builtin(name string, cl call) {
 	args := cl.words[1:]
-	if why, ok := codeBuiltins[name]; ok && (name != "alias" && name != "trap" || defines(args)) {
+	if why, ok := codeBuiltins()[name]; ok && (name != "alias" && name != "trap" || defines(args)) {
 		c.block("%q %s", joinWords(cl.words), why)
 		return
 	}
@@ -127,18 +130,20 @@ func testOperand(args []word, i int) bool {
 		return true
 	}
 	for _, j := range []int{i - 1, i + 1} {
-		if j >= 0 && j < len(args) && !args[j].dynamic && testBinary[args[j].text] {
+		if j >= 0 && j < len(args) && !args[j].dynamic && testBinary()[args[j].text] {
 			return true
 		}
 	}
 	return false
 }
 
-var testBinary = map[string]bool{
-	"=": true, "==": true, "!=": true, "<": true, ">": true,
-	"-eq": true, "-ne": true, "-lt": true, "-le": true, "-gt": true, "-ge": true,
-	"-nt": true, "-ot": true, "-ef": true,
-}
+var testBinary = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"=": true, "==": true, "!=": true, "<": true, ">": true,
+		"-eq": true, "-ne": true, "-lt": true, "-le": true, "-gt": true, "-ge": true,
+		"-nt": true, "-ot": true, "-ef": true,
+	}
+})
 
 // operands returns the words after the options of a builtin whose options in
 // withValue take a value.

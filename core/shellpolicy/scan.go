@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -56,18 +57,20 @@ func (s *scan) setVariable(name string) {
 // command, SHELLOPTS and BASHOPTS turn on options such as xtrace in child
 // shells. IFS is not here: it changes how values known only when the command
 // runs are split, and those values are never trusted anyway.
-var codeVariables = map[string]string{
-	"BASH_ENV":            "a file every non-interactive bash runs first",
-	"ENV":                 "a file an interactive sh runs first",
-	"PROMPT_COMMAND":      "code the shell runs before each prompt",
-	"PS0":                 "a prompt the shell expands, command substitutions included",
-	"PS1":                 "a prompt the shell expands, command substitutions included",
-	"PS2":                 "a prompt the shell expands, command substitutions included",
-	"PS4":                 "a prompt the shell expands before every traced command, command substitutions included",
-	"SHELLOPTS":           "options every child bash turns on",
-	"BASHOPTS":            "options every child bash turns on",
-	"BASH_LOADABLES_PATH": "where enable loads builtins from",
-}
+var codeVariables = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"BASH_ENV":            "a file every non-interactive bash runs first",
+		"ENV":                 "a file an interactive sh runs first",
+		"PROMPT_COMMAND":      "code the shell runs before each prompt",
+		"PS0":                 "a prompt the shell expands, command substitutions included",
+		"PS1":                 "a prompt the shell expands, command substitutions included",
+		"PS2":                 "a prompt the shell expands, command substitutions included",
+		"PS4":                 "a prompt the shell expands before every traced command, command substitutions included",
+		"SHELLOPTS":           "options every child bash turns on",
+		"BASHOPTS":            "options every child bash turns on",
+		"BASH_LOADABLES_PATH": "where enable loads builtins from",
+	}
+})
 
 // codeVariable reports why setting name lets a shell run code the policy
 // cannot see. BASH_FUNC_NAME%% in the environment defines a function in
@@ -76,7 +79,7 @@ func codeVariable(name string) (string, bool) {
 	if strings.HasPrefix(name, "BASH_FUNC_") {
 		return "which defines a function in every child bash", true
 	}
-	why, ok := codeVariables[name]
+	why, ok := codeVariables()[name]
 	if ok {
 		why = "which names " + why
 	}
@@ -213,18 +216,18 @@ func (c *context) declArg(builtin string, w word) {
 func (c *context) clause(keyword string, n syntax.Node) {
 	body := strings.TrimSpace(sourceOf(c.src, n))
 	body = strings.TrimSpace(strings.TrimPrefix(body, keyword))
-	body = strings.TrimSpace(strings.TrimSuffix(body, closing[keyword]))
+	body = strings.TrimSpace(strings.TrimSuffix(body, closing()[keyword]))
 	words := []word{{text: keyword}}
 	if body != "" {
 		words = append(words, word{text: body, dynamic: true})
 	}
-	if end := closing[keyword]; end != "" {
+	if end := closing()[keyword]; end != "" {
 		words = append(words, word{text: end})
 	}
 	c.add(call{words: words})
 }
 
-var closing = map[string]string{"[[": "]]", "((": "))"}
+var closing = sync.OnceValue(func() map[string]string { return map[string]string{"[[": "]]", "((": "))"} })
 
 func (c *context) add(cl call) {
 	switch baseName(cl.words[0].text) {
@@ -248,16 +251,20 @@ func (c *context) add(cl call) {
 // writeOptions are options with which a program an allow pattern may cover
 // ("git diff *") writes the file they name, as a redirection would:
 // `git diff --output=~/.bashrc`.
-var writeOptions = map[string][]string{
-	"git":  {"--output"},
-	"sort": {"-o", "--output"},
-}
+var writeOptions = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"git":  {"--output"},
+		"sort": {"-o", "--output"},
+	}
+})
 
 // runOptions are options with which such a program runs another program
 // the repository's configuration names.
-var runOptions = map[string][]string{
-	"git": {"--ext-diff"},
-}
+var runOptions = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"git": {"--ext-diff"},
+	}
+})
 
 // optionWrites records the files cl writes through writeOptions as writes,
 // so that they are checked like redirection targets (outside the workspace
@@ -265,7 +272,7 @@ var runOptions = map[string][]string{
 // and blocks runOptions.
 func (c *context) optionWrites(cl call) {
 	prog := baseName(cl.words[0].text)
-	opts, runs := writeOptions[prog], runOptions[prog]
+	opts, runs := writeOptions()[prog], runOptions()[prog]
 	if opts == nil && runs == nil {
 		return
 	}
@@ -329,7 +336,7 @@ func (c *context) redirect(r *syntax.Redirect) {
 		if w.dynamic {
 			c.block("where %q reads from is known only when it runs, and may be a network connection", sourceOf(c.src, r))
 		}
-	case r.Op == syntax.DplOut && !w.dynamic && isDescriptor(w.text), !w.dynamic && harmlessDevice[w.text]:
+	case r.Op == syntax.DplOut && !w.dynamic && isDescriptor(w.text), !w.dynamic && harmlessDevice()[w.text]:
 	default:
 		c.writes = append(c.writes, w)
 	}
@@ -348,7 +355,9 @@ func socket(target string) bool {
 	return false
 }
 
-var harmlessDevice = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true}
+var harmlessDevice = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true}
+})
 
 func isDescriptor(s string) bool {
 	return s == "-" || isNumber(strings.TrimSuffix(s, "-"))

@@ -3,6 +3,7 @@ package shellpolicy
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -21,57 +22,61 @@ type wrapper struct {
 // (not a runner, no opaque option) only changes how the command runs, so allow
 // patterns need to cover just the command; deny patterns also see the
 // wrapper's own text, so `deny_commands = ["nohup *"]` still works.
-var wrappers = map[string]*wrapper{
-	"command": {opts: optionSpec{flag: "p", noRun: "vV"}},
-	"builtin": {},
-	"busybox": {},
-	"exec":    {opts: optionSpec{arg: "a", flag: "cl"}},
-	"nohup":   {},
-	"env": {assigns: true, opts: optionSpec{
-		arg: "uCS", flag: "i0v", dash: true, opaque: "CS",
-		longArg:    []string{"unset", "chdir", "split-string"},
-		longFlag:   []string{"ignore-environment", "null", "debug", "default-signal", "ignore-signal", "block-signal", "list-signal-handling"},
-		longOpaque: []string{"chdir", "split-string"},
-	}},
-	"sudo": {runner: true, assigns: true, opts: optionSpec{
-		arg: "CDgpRrTtUu", flag: "AbEeHhiKklnPSsVv", noRun: "ehKlVv",
-		longArg: []string{"close-from", "chdir", "group", "host", "prompt", "chroot", "role", "type", "command-timeout", "other-user", "user"},
-		longFlag: []string{"askpass", "background", "bell", "preserve-env", "edit", "help", "login", "remove-timestamp", "reset-timestamp",
-			"list", "non-interactive", "preserve-groups", "stdin", "shell", "version", "validate"},
-	}},
-	"doas": {runner: true, opts: optionSpec{arg: "uC", flag: "nsL", noRun: "CL"}},
-	"nice": {opts: optionSpec{arg: "n", numeric: true, longArg: []string{"adjustment"}}},
-	"timeout": {operands: 1, opts: optionSpec{
-		arg: "ks", flag: "v",
-		longArg:  []string{"kill-after", "signal"},
-		longFlag: []string{"preserve-status", "foreground", "verbose"},
-	}},
-	"time": {opts: optionSpec{
-		arg: "fo", flag: "apqv", opaque: "o",
-		longArg:    []string{"format", "output"},
-		longFlag:   []string{"append", "portability", "quiet", "verbose"},
-		longOpaque: []string{"output"},
-	}},
-	"stdbuf": {opts: optionSpec{arg: "ioe", longArg: []string{"input", "output", "error"}}},
-	"ionice": {opts: optionSpec{
-		arg: "cnpPu", flag: "t", noRun: "pPu",
-		longArg:  []string{"class", "classdata", "pid", "pgid", "uid"},
-		longFlag: []string{"ignore"},
-	}},
-	"setsid": {opts: optionSpec{flag: "cfw", longFlag: []string{"ctty", "fork", "wait"}}},
-	"xargs": {runner: true, appends: true, fallback: "echo", opts: optionSpec{
-		arg: "adEILnPs", optArg: "eil", flag: "0oprtx",
-		longArg:  []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"},
-		longFlag: []string{"null", "no-run-if-empty", "open-tty", "interactive", "verbose", "exit", "show-limits", "eof", "replace", "max-lines"},
-	}},
-}
+var wrappers = sync.OnceValue(func() map[string]*wrapper {
+	return map[string]*wrapper{
+		"command": {opts: optionSpec{flag: "p", noRun: "vV"}},
+		"builtin": {},
+		"busybox": {},
+		"exec":    {opts: optionSpec{arg: "a", flag: "cl"}},
+		"nohup":   {},
+		"env": {assigns: true, opts: optionSpec{
+			arg: "uCS", flag: "i0v", dash: true, opaque: "CS",
+			longArg:    []string{"unset", "chdir", "split-string"},
+			longFlag:   []string{"ignore-environment", "null", "debug", "default-signal", "ignore-signal", "block-signal", "list-signal-handling"},
+			longOpaque: []string{"chdir", "split-string"},
+		}},
+		"sudo": {runner: true, assigns: true, opts: optionSpec{
+			arg: "CDgpRrTtUu", flag: "AbEeHhiKklnPSsVv", noRun: "ehKlVv",
+			longArg: []string{"close-from", "chdir", "group", "host", "prompt", "chroot", "role", "type", "command-timeout", "other-user", "user"},
+			longFlag: []string{"askpass", "background", "bell", "preserve-env", "edit", "help", "login", "remove-timestamp", "reset-timestamp",
+				"list", "non-interactive", "preserve-groups", "stdin", "shell", "version", "validate"},
+		}},
+		"doas": {runner: true, opts: optionSpec{arg: "uC", flag: "nsL", noRun: "CL"}},
+		"nice": {opts: optionSpec{arg: "n", numeric: true, longArg: []string{"adjustment"}}},
+		"timeout": {operands: 1, opts: optionSpec{
+			arg: "ks", flag: "v",
+			longArg:  []string{"kill-after", "signal"},
+			longFlag: []string{"preserve-status", "foreground", "verbose"},
+		}},
+		"time": {opts: optionSpec{
+			arg: "fo", flag: "apqv", opaque: "o",
+			longArg:    []string{"format", "output"},
+			longFlag:   []string{"append", "portability", "quiet", "verbose"},
+			longOpaque: []string{"output"},
+		}},
+		"stdbuf": {opts: optionSpec{arg: "ioe", longArg: []string{"input", "output", "error"}}},
+		"ionice": {opts: optionSpec{
+			arg: "cnpPu", flag: "t", noRun: "pPu",
+			longArg:  []string{"class", "classdata", "pid", "pgid", "uid"},
+			longFlag: []string{"ignore"},
+		}},
+		"setsid": {opts: optionSpec{flag: "cfw", longFlag: []string{"ctty", "fork", "wait"}}},
+		"xargs": {runner: true, appends: true, fallback: "echo", opts: optionSpec{
+			arg: "adEILnPs", optArg: "eil", flag: "0oprtx",
+			longArg:  []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"},
+			longFlag: []string{"null", "no-run-if-empty", "open-tty", "interactive", "verbose", "exit", "show-limits", "eof", "replace", "max-lines"},
+		}},
+	}
+})
 
 // shells run the script given with -c, in their own dialect.
-var shells = map[string]syntax.LangVariant{
-	"sh": syntax.LangPOSIX, "dash": syntax.LangPOSIX, "ash": syntax.LangPOSIX,
-	"bash": syntax.LangBash, "zsh": syntax.LangZsh,
-	"ksh": syntax.LangMirBSDKorn, "mksh": syntax.LangMirBSDKorn,
-}
+var shells = sync.OnceValue(func() map[string]syntax.LangVariant {
+	return map[string]syntax.LangVariant{
+		"sh": syntax.LangPOSIX, "dash": syntax.LangPOSIX, "ash": syntax.LangPOSIX,
+		"bash": syntax.LangBash, "zsh": syntax.LangZsh,
+		"ksh": syntax.LangMirBSDKorn, "mksh": syntax.LangMirBSDKorn,
+	}
+})
 
 // resolve records cl and every command it runs: through wrappers, find -exec,
 // and the scripts of sh -c, eval and trap.
@@ -84,7 +89,7 @@ func (c *context) resolve(cl call) {
 			return
 		}
 		name := baseName(prog.text)
-		if w, ok := wrappers[name]; ok {
+		if w, ok := wrappers()[name]; ok {
 			inner, ok := c.unwrap(name, w, cl)
 			if !ok {
 				return
@@ -101,8 +106,8 @@ func (c *context) resolve(cl call) {
 			c.eval(cl)
 		case name == "trap":
 			c.trap(cl)
-		case shells[name] != 0:
-			c.shell(shells[name], cl)
+		case shells()[name] != 0:
+			c.shell(shells()[name], cl)
 		}
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/harness-agent/harness/sdk"
 	"github.com/harness-agent/harness/sdk/schema"
@@ -22,19 +23,22 @@ const (
 	defaultMaxTimeoutSeconds = 600
 )
 
-// configSchema is the JSON Schema of the plugin's HCL config block.
-var configSchema = schema.Object(
-	schema.Number("timeout_seconds", "Timeout of a command that does not ask for one, in seconds.").
-		Min(1).Default(defaultTimeoutSeconds),
-	schema.Number("max_timeout_seconds", "Largest timeout a command may ask for, in seconds; larger requests are clamped.").
-		Min(1).Default(defaultMaxTimeoutSeconds),
-	schema.String("sandbox", `"workspace-write" (the default) runs each command in a sandbox: it writes only in the workspace (minus protected paths), `+
-		`a private temp dir and harmless devices, sees only its own processes, reaches no UNIX socket and no network unless "network" is true `+
-		`(Linux namespaces, Landlock, seccomp); "off" does not restrict commands.`).
-		Enum(sandboxOff, sandboxWorkspaceWrite).Default(sandboxWorkspaceWrite),
-	schema.Boolean("network", "Whether sandboxed commands may use the network; without it they get a network of their own with only loopback.").
-		Default(false),
-).JSON()
+// configSchema is the JSON Schema of the plugin's HCL config block, built on
+// first use: every process of the harness binary initializes this package.
+var configSchema = sync.OnceValue(func() json.RawMessage {
+	return schema.Object(
+		schema.Number("timeout_seconds", "Timeout of a command that does not ask for one, in seconds.").
+			Min(1).Default(defaultTimeoutSeconds),
+		schema.Number("max_timeout_seconds", "Largest timeout a command may ask for, in seconds; larger requests are clamped.").
+			Min(1).Default(defaultMaxTimeoutSeconds),
+		schema.String("sandbox", `"workspace-write" (the default) runs each command in a sandbox: it writes only in the workspace (minus protected paths), `+
+			`a private temp dir and harmless devices, sees only its own processes, reaches no UNIX socket and no network unless "network" is true `+
+			`(Linux namespaces, Landlock, seccomp); "off" does not restrict commands.`).
+			Enum(sandboxOff, sandboxWorkspaceWrite).Default(sandboxWorkspaceWrite),
+		schema.Boolean("network", "Whether sandboxed commands may use the network; without it they get a network of their own with only loopback.").
+			Default(false),
+	).JSON()
+})
 
 // config is the plugin's configuration after Configure.
 type config struct {

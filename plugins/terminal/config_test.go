@@ -58,8 +58,8 @@ func TestConfigSchemaIsJSON(t *testing.T) {
 	var doc struct {
 		Properties map[string]any `json:"properties"`
 	}
-	if err := json.Unmarshal(configSchema, &doc); err != nil || len(doc.Properties) != 4 {
-		t.Errorf("config schema %s: %v", configSchema, err)
+	if err := json.Unmarshal(configSchema(), &doc); err != nil || len(doc.Properties) != 4 {
+		t.Errorf("config schema %s: %v", configSchema(), err)
 	}
 }
 

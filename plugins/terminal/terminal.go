@@ -3,6 +3,7 @@ package terminal
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -24,10 +25,13 @@ var description string
 
 const version = "0.1.0"
 
-var inputSchema = schema.Object(
-	schema.String("command", "The command line, run by bash -c in the workspace directory.").Required(),
-	schema.Integer("timeout_seconds", "Seconds before the command is killed. Defaults to the configured timeout; values above the configured maximum are clamped.").Min(1),
-).JSON()
+// inputSchema is the tool's input schema, built on first use (see configSchema).
+var inputSchema = sync.OnceValue(func() json.RawMessage {
+	return schema.Object(
+		schema.String("command", "The command line, run by bash -c in the workspace directory.").Required(),
+		schema.Integer("timeout_seconds", "Seconds before the command is killed. Defaults to the configured timeout; values above the configured maximum are clamped.").Min(1),
+	).JSON()
+})
 
 // runSpec is one command as the platform code runs it.
 type runSpec struct {
@@ -62,12 +66,12 @@ func New() *sdk.ToolSet {
 			Spec: sdk.ToolSpec{
 				Name:         "terminal",
 				Description:  description,
-				InputSchema:  inputSchema,
+				InputSchema:  inputSchema(),
 				Capabilities: sdk.Capabilities{Reads: true, Writes: true, Executes: true, Network: true},
 			},
 			Run: t.run,
 		}},
-		ConfigSchema: configSchema,
+		ConfigSchema: configSchema(),
 		OnConfigure:  t.configure,
 	}
 }
