@@ -56,7 +56,7 @@ func TestEventsNeverCarrySecrets(t *testing.T) {
 				t.Fatal(err)
 			}
 			secrets := tt.secrets
-			rec := &tools.StoreRecorder{Store: s, Session: info.ID, Redact: func(d event.Data) any { return redactEvent(d, secrets) }}
+			rec := &tools.StoreRecorder{Store: s, Session: info.ID, Redact: (&eventRedactor{secrets: func() []string { return secrets }}).redact}
 			if err := rec.Record(ctx, event.AgentResponse{Text: tt.text}); err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestEventsNeverCarrySecrets(t *testing.T) {
 			}
 		})
 	}
-	if d := (event.AgentResponse{Text: "x"}); redactEvent(d, []string{"ollama"}) != event.Data(d) {
+	if d := (event.AgentResponse{Text: "x"}); redactEvent(d, redact.NewJSONReplacer([]string{"ollama"}, redact.Marker)) != event.Data(d) {
 		t.Error("an event with nothing to redact is not stored as itself")
 	}
 }
@@ -318,5 +318,55 @@ func TestCheckCoversWhatTheRunUses(t *testing.T) {
 				t.Errorf("check() = %q, want %q\n%s", got, tt.want, b)
 			}
 		})
+	}
+}
+
+// The redactor reuses its replacer while the secrets stay the same and
+// redacts a secret added during the run (a key a plugin reported) from the
+// next event on.
+func TestEventRedactorFollowsTheSecrets(t *testing.T) {
+	t.Parallel()
+	secrets := &redact.Secrets{}
+	secrets.Add("sk-first-0123456789")
+	e := &eventRedactor{secrets: secrets.Values}
+	stored := func(text string) string {
+		switch v := e.redact(event.AgentResponse{Text: text}).(type) {
+		case session.Encoded:
+			return string(v)
+		case event.Data:
+			b, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		default:
+			t.Fatalf("redact returned %T", v)
+			return ""
+		}
+	}
+	if got := stored("a sk-first-0123456789 b"); strings.Contains(got, "sk-first") || !strings.Contains(got, redact.Marker) {
+		t.Errorf("first secret stored as %s", got)
+	}
+	rep := e.rep
+	if got := stored("sk-second-0123456789"); !strings.Contains(got, "sk-second") {
+		t.Errorf("a value that is not a secret yet was redacted: %s", got)
+	}
+	if e.rep != rep {
+		t.Error("the replacer was built again for the same secrets")
+	}
+	secrets.Add("sk-second-0123456789")
+	if got := stored("sk-first-0123456789 sk-second-0123456789"); strings.Contains(got, "sk-") {
+		t.Errorf("after the second secret was added, stored %s", got)
+	}
+}
+
+func BenchmarkRedactEvent(b *testing.B) {
+	secrets := &redact.Secrets{}
+	secrets.Add("sk-bench-0123456789abcdef")
+	e := &eventRedactor{secrets: secrets.Values}
+	d := event.AssistantMessage{Content: "The notes list two open TODOs: the parser and the docs."}
+	b.ReportAllocs()
+	for range b.N {
+		_ = e.redact(d)
 	}
 }

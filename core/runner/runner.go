@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -757,7 +758,7 @@ func (r *Runner) Close() error {
 // to the sink, in sequence order, without the run's secrets.
 func (r *Runner) newRecorder() *tools.StoreRecorder {
 	return &tools.StoreRecorder{Store: r.store, Session: r.session, Sink: r.opts.Sink,
-		Redact: func(d event.Data) any { return redactEvent(d, r.secrets()) }}
+		Redact: (&eventRedactor{secrets: r.secrets}).redact}
 }
 
 // onlyBuiltinTools reports whether every tool a run of cfg may register is
@@ -774,11 +775,35 @@ func onlyBuiltinTools(cfg *config.Config, cat *catalog.Catalog) bool {
 	return true
 }
 
-// redactEvent returns d as JSON with every secret (of redact.MinLen bytes
-// or more, also where JSON escapes it) replaced by [redacted]; d itself
-// when there is none.
-func redactEvent(d event.Data, secrets []string) any {
-	rep := redact.NewJSONReplacer(secrets, redact.Marker)
+// eventRedactor takes the run's secrets out of the events it stores. Its
+// JSON replacer is built again only when the secrets change: building one,
+// and its lookup table on first use, for every event cost more than the
+// redaction itself.
+type eventRedactor struct {
+	secrets func() []string
+
+	mu     sync.Mutex
+	built  bool
+	values []string          // the secrets rep was built from
+	rep    *strings.Replacer // nil when none is long enough to redact
+}
+
+func (e *eventRedactor) redact(d event.Data) any { return redactEvent(d, e.replacer()) }
+
+func (e *eventRedactor) replacer() *strings.Replacer {
+	values := e.secrets()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.built || !slices.Equal(values, e.values) {
+		e.built, e.values, e.rep = true, values, redact.NewJSONReplacer(values, redact.Marker)
+	}
+	return e.rep
+}
+
+// redactEvent returns d as JSON with every secret of rep (a
+// redact.NewJSONReplacer: of redact.MinLen bytes or more, also where JSON
+// escapes them) replaced by [redacted]; d itself when rep is nil.
+func redactEvent(d event.Data, rep *strings.Replacer) any {
 	if rep == nil {
 		return d
 	}
