@@ -23,13 +23,17 @@ type ToolGRPCPlugin struct {
 
 // GRPCServer implements plugin.GRPCPlugin.
 func (p *ToolGRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
-	toolv1.RegisterToolServer(s, &toolServer{impl: p.Impl, settled: make(chan struct{})})
+	toolv1.RegisterToolServer(s, newToolServer(p.Impl))
 	return nil
 }
 
 // GRPCClient implements plugin.GRPCPlugin.
 func (p *ToolGRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
 	return &ToolClient{client: toolv1.NewToolClient(c)}, nil
+}
+
+func newToolServer(impl ToolPlugin) *toolServer {
+	return &toolServer{impl: impl, settled: make(chan struct{})}
 }
 
 type toolServer struct {

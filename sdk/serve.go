@@ -14,17 +14,17 @@ import (
 
 // ServeTool serves a tool plugin until the host disconnects. Call it from main.
 func ServeTool(impl ToolPlugin) {
-	serve(PluginTool, &ToolGRPCPlugin{Impl: impl})
+	serveSet(plugin.PluginSet{PluginTool: &ToolGRPCPlugin{Impl: impl}})
 }
 
 // ServeProvider serves an LLM provider plugin until the host disconnects.
 func ServeProvider(impl Provider) {
-	serve(PluginProvider, &ProviderGRPCPlugin{Impl: impl})
+	serveSet(plugin.PluginSet{PluginProvider: &ProviderGRPCPlugin{Impl: impl}})
 }
 
 // ServeHook serves a hook plugin until the host disconnects.
 func ServeHook(impl Hook) {
-	serve(PluginHook, &HookGRPCPlugin{Impl: impl})
+	serveSet(plugin.PluginSet{PluginHook: &HookGRPCPlugin{Impl: impl}})
 }
 
 // Logger returns the plugin's logger: JSON lines written straight to the
@@ -75,7 +75,7 @@ func runShutdown() {
 	}
 }
 
-func serve(kind string, p plugin.Plugin) {
+func serveSet(set plugin.PluginSet) {
 	// A plugin may hold secrets (a provider's API key): no other process of
 	// the user, the commands the model runs included, may read its memory.
 	if err := procguard.Harden(); err != nil {
@@ -94,7 +94,7 @@ func serve(kind string, p plugin.Plugin) {
 
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  Handshake,
-		VersionedPlugins: map[int]plugin.PluginSet{ProtocolVersion: {kind: p}},
+		VersionedPlugins: map[int]plugin.PluginSet{ProtocolVersion: set},
 		GRPCServer:       grpcServer,
 		Logger:           Logger(),
 	})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	anthropic "github.com/harness-agent/harness/plugins/provider-anthropic"
@@ -42,20 +43,80 @@ var builtins = []builtin{
 	providerBuiltin("provider-script", func() sdk.Provider { return script.New() }),
 }
 
+// toolBuiltin is a built-in tool plugin. Every one runs in the shared
+// built-in process: none holds a secret.
 func toolBuiltin(name string, newPlugin func() *sdk.ToolSet) builtin {
 	return builtin{
-		Builtin: catalog.Builtin{Name: name, Kind: sdk.PluginTool},
+		Builtin: catalog.Builtin{Name: name, Kind: sdk.PluginTool, Shared: true},
 		tools:   newPlugin,
 		serve:   func() { sdk.ServeTool(newPlugin()) },
 	}
 }
 
+// providerBuiltin is a built-in provider plugin. One whose settings
+// include a secret (an API key) runs in a process of its own per provider
+// block, so that the key is in no other process; one without shares the
+// built-in process.
 func providerBuiltin(name string, newPlugin func() sdk.Provider) builtin {
 	return builtin{
-		Builtin:  catalog.Builtin{Name: name, Kind: sdk.PluginProvider},
+		Builtin:  catalog.Builtin{Name: name, Kind: sdk.PluginProvider, Shared: !holdsSecrets(newPlugin())},
 		provider: newPlugin,
 		serve:    func() { sdk.ServeProvider(newPlugin()) },
 	}
+}
+
+// holdsSecrets reports whether a provider's settings schema declares a
+// secret ("writeOnly": true) or cannot say (no schema).
+func holdsSecrets(p sdk.Provider) bool {
+	d, ok := p.(sdk.ProviderDescriber)
+	if !ok {
+		return true
+	}
+	schema, err := d.SettingsSchema(context.Background())
+	if err != nil {
+		return true
+	}
+	var s struct {
+		Properties map[string]struct {
+			WriteOnly bool `json:"writeOnly"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil || s.Properties == nil {
+		return true
+	}
+	for _, prop := range s.Properties {
+		if prop.WriteOnly {
+			return true
+		}
+	}
+	return false
+}
+
+// serveShared serves, in one process, every built-in a host asks for by
+// name (`harness plugin serve --shared`).
+func serveShared() {
+	find := func(name string) *builtin {
+		for i := range builtins {
+			if builtins[i].Name == name && builtins[i].Shared {
+				return &builtins[i]
+			}
+		}
+		return nil
+	}
+	sdk.ServeShared(sdk.SharedSet{
+		Tool: func(name string) sdk.ToolPlugin {
+			if b := find(name); b != nil && b.tools != nil {
+				return b.tools()
+			}
+			return nil // not a typed nil: the SDK compares the interface
+		},
+		Provider: func(name string) sdk.Provider {
+			if b := find(name); b != nil && b.provider != nil {
+				return b.provider()
+			}
+			return nil
+		},
+	})
 }
 
 // builtinProviderSchema returns the settings schema of a built-in provider

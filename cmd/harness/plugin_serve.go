@@ -8,11 +8,24 @@ import (
 // built-in plugin in its own process.
 func (c *cli) pluginServeCommand() *cobra.Command {
 	plugin := &cobra.Command{Use: "plugin", Hidden: true}
-	plugin.AddCommand(&cobra.Command{
-		Use:   "serve NAME",
+	var shared bool
+	serve := &cobra.Command{
+		Use:   "serve NAME | serve --shared",
 		Short: "Serve a built-in plugin over the plugin protocol (started by harness itself)",
-		Args:  usageArgs(cobra.ExactArgs(1)),
+		Long: "Serve a built-in plugin over the plugin protocol (started by harness itself).\n\n" +
+			"With --shared, serve in one process every built-in that holds no secret, each made\n" +
+			"on the first call that names it.",
+		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
+			if shared {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		}),
 		RunE: func(_ *cobra.Command, args []string) error {
+			if shared {
+				serveShared()
+				return nil
+			}
 			for _, b := range builtins {
 				if b.Name == args[0] {
 					b.serve()
@@ -21,6 +34,8 @@ func (c *cli) pluginServeCommand() *cobra.Command {
 			}
 			return exitf(exitUsage, "no built-in plugin named %q", args[0])
 		},
-	})
+	}
+	serve.Flags().BoolVar(&shared, "shared", false, "serve every built-in without a secret in this one process")
+	plugin.AddCommand(serve)
 	return plugin
 }

@@ -21,6 +21,9 @@ type Builtin struct {
 	// Tools are the tools a built-in tool plugin offers, known without
 	// starting it, so a run starts only the plugins its agent needs.
 	Tools []string
+	// Shared: the plugin holds no secret and runs in the host's one shared
+	// built-in process (pluginhost.Spec.Shared).
+	Shared bool
 }
 
 // Plugin is what the catalog knows of one plugin.
@@ -66,7 +69,7 @@ func New(cfg *config.Config, host *pluginhost.Host, builtins []Builtin) (*Catalo
 		c.plugins[spec.Name] = &Plugin{Spec: spec}
 	}
 	for _, b := range builtins {
-		add(pluginhost.Spec{Name: b.Name, Kind: b.Kind, Builtin: true}, hcl.Range{})
+		add(pluginhost.Spec{Name: b.Name, Kind: b.Kind, Builtin: true, Shared: b.Shared}, hcl.Range{})
 		for _, t := range b.Tools {
 			c.static[t] = b.Name
 		}

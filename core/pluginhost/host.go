@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-agent/harness/core/redact"
+	"github.com/harness-agent/harness/sdk"
 	"github.com/hashicorp/go-plugin"
 	"golang.org/x/sync/errgroup"
 )
@@ -27,6 +28,12 @@ type Spec struct {
 	SHA256 string // third-party: the expected hex checksum
 	// Env is the plugin's whole environment beyond BaseEnv ("K=V").
 	Env []string
+	// Shared puts a built-in tool or provider plugin that holds no secret
+	// in the host's one shared process (`plugin serve --shared`) instead of
+	// a process of its own: one process start and one Go runtime for all of
+	// them. A crash of that process ends every plugin in it; each one's
+	// next call starts a fresh process and replays its configuration.
+	Shared bool
 }
 
 // Options configure a Host.
@@ -52,6 +59,8 @@ type Host struct {
 	opts Options
 	self program // what built-in plugins run
 
+	shared *process // the process of the Shared plugins
+
 	mu      sync.Mutex
 	plugins map[string]*managed
 	closed  bool
@@ -70,7 +79,9 @@ func New(opts Options) (*Host, error) {
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 10 * time.Second
 	}
-	return &Host{opts: opts, self: self, plugins: map[string]*managed{}}, nil
+	h := &Host{opts: opts, self: self, plugins: map[string]*managed{}}
+	h.shared = newSharedProcess(h)
+	return h, nil
 }
 
 // Register declares a plugin. Registering a name twice is an error.
@@ -80,7 +91,15 @@ func (h *Host) Register(spec Spec) error {
 	if _, ok := h.plugins[spec.Name]; ok {
 		return fmt.Errorf("plugin %q is declared twice", spec.Name)
 	}
-	h.plugins[spec.Name] = &managed{spec: spec, host: h, stderr: newTailBuffer(16 << 10)}
+	m := &managed{spec: spec, host: h, proc: h.shared}
+	if spec.Shared {
+		if !spec.Builtin || len(spec.Env) > 0 || (spec.Kind != sdk.PluginTool && spec.Kind != sdk.PluginProvider) {
+			return fmt.Errorf("plugin %q cannot share a process: only built-in tool and provider plugins without an environment of their own do", spec.Name)
+		}
+	} else {
+		m.proc = newProcess(h, spec)
+	}
+	h.plugins[spec.Name] = m
 	return nil
 }
 
@@ -160,6 +179,11 @@ func (h *Host) Close() {
 			m.stop()
 		}()
 	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		h.shared.stop()
+	}()
 	wg.Wait()
 	h.self.close()
 }

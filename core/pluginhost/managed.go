@@ -5,33 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/harness-agent/harness/sdk"
 )
 
-// managed is one plugin's long-lived client. A crash clears it; the next
-// use starts a fresh process.
+// managed is one plugin's long-lived client. A crash of its process ends
+// it; the next use starts a fresh process.
 type managed struct {
-	spec    Spec
-	host    *Host
-	stderr  *tailBuffer
-	program pinned // a third-party plugin's verified program
+	spec Spec
+	host *Host
+	proc *process // its own, or the host's shared one (Spec.Shared)
 
 	mu     sync.Mutex
-	cl     *plugin.Client
-	raw    any
-	cmd    *exec.Cmd // cl's process: its exit status, once cl.Exited()
-	starts int       // processes started so far
+	raw    any // the client on the process of generation rawGen
+	rawGen int
 
 	// apply is the last configuration sent, replayed on every fresh
 	// process; appliedTo is the process (starts) it last reached. seq
@@ -219,132 +211,48 @@ func isClosed(c chan struct{}) bool {
 	}
 }
 
-// client returns the dispensed gRPC client, starting the plugin if needed.
+// client returns the plugin's gRPC client on its running process,
+// starting the process if needed. On a shared process each plugin has its
+// own client, which names it in every call.
 func (m *managed) client(ctx context.Context) (any, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.cl != nil && !m.cl.Exited() {
-		return m.raw, nil
-	}
-	if m.cl != nil {
-		m.cl.Kill()
-		m.cl = nil
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	cl, raw, err := m.start(ctx)
+	rpc, gen, err := m.proc.connect(ctx, m.spec.Name)
 	if err != nil {
 		return nil, err
 	}
-	m.cl, m.raw = cl, raw
-	m.starts++
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.raw != nil && m.rawGen == gen {
+		return m.raw, nil
+	}
+	raw, err := m.dispense(rpc)
+	if err != nil {
+		return nil, m.proc.dispenseFailed(gen, m.spec.Name, err)
+	}
+	m.raw, m.rawGen = raw, gen
 	return raw, nil
 }
 
-// start starts the plugin's process and connects to it. A ctx that ends
-// before the handshake kills the process at once: a Ctrl-C during a start
-// that hangs does not wait for StartTimeout.
-func (m *managed) start(ctx context.Context) (*plugin.Client, any, error) {
-	// The command's own context only ever ends by abort: once connected,
-	// the plugin outlives ctx (it is long-lived) and is stopped by Kill.
-	cmdCtx, abort := context.WithCancel(context.Background())
-	opts := m.host.opts
-	cfg := &plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: sdk.HostPluginSets(),
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		GRPCDialOptions:  sdk.GRPCDialOptions(),
-		Managed:          true,
-		SkipHostEnv:      true,
-		StartTimeout:     opts.StartTimeout,
-		Stderr:           m.stderr,
-		SyncStderr:       m.stderr, // what the plugin writes to os.Stderr after Serve
-		SyncStdout:       m.stderr,
-		Logger:           m.logger(),
+// dispense makes the plugin's client on the connection of its process.
+func (m *managed) dispense(rpc plugin.ClientProtocol) (any, error) {
+	if !m.spec.Shared {
+		return rpc.Dispense(m.spec.Kind)
 	}
-	var cmd *exec.Cmd
-	if m.spec.Builtin {
-		serves := m.spec.Serves
-		if serves == "" {
-			serves = m.spec.Name
-		}
-		cmd = m.host.self.command(cmdCtx, "plugin", "serve", serves)
-	} else {
-		// Verified once, then every start runs the pinned bytes (go-plugin's
-		// SecureConfig would hash the path, then run it: two opens).
-		prog, err := m.program.get(m.spec.Name, m.spec.Path, m.spec.SHA256)
-		if err != nil {
-			abort()
-			return nil, nil, err
-		}
-		cmd = prog.command(cmdCtx)
-		cfg.AutoMTLS = true
+	g, ok := rpc.(*plugin.GRPCClient)
+	if !ok {
+		return nil, fmt.Errorf("the shared process does not speak gRPC")
 	}
-	cmd.Env = append(BaseEnv(), m.spec.Env...)
-	isolate(cmd)
-	cfg.Cmd = cmd
-	m.cmd = cmd
-	m.stderr.Reset()
-
-	cl := plugin.NewClient(cfg)
-	connected := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			abort()
-		case <-connected:
-		}
-	}()
-	rpc, err := cl.Client()
-	close(connected)
-	if err != nil {
-		cl.Kill()
-		abort()
-		if ctx.Err() != nil {
-			return nil, nil, &sdk.Error{Kind: sdk.KindCanceled, Message: fmt.Sprintf("plugin %q: its start was canceled", m.spec.Name)}
-		}
-		return nil, nil, m.startError(cl, err)
+	serves := m.spec.Serves
+	if serves == "" {
+		serves = m.spec.Name
 	}
-	raw, err := rpc.Dispense(m.spec.Kind)
-	if err != nil {
-		cl.Kill()
-		return nil, nil, m.startError(cl, err)
+	m.proc.joined(m.spec.Name)
+	switch m.spec.Kind {
+	case sdk.PluginTool:
+		return sdk.NewSharedToolClient(g.Conn, m.spec.Name, serves), nil
+	case sdk.PluginProvider:
+		return sdk.NewSharedProviderClient(g.Conn, m.spec.Name, serves), nil
 	}
-	m.host.opts.Logger.Debug("plugin started", "name", m.spec.Name, "kind", m.spec.Kind, "pid", pidOf(cl))
-	return cl, raw, nil
-}
-
-func (m *managed) logger() hclog.Logger {
-	return m.host.opts.Logger.Named("plugin." + m.spec.Name)
-}
-
-// exitStatus says how the process of cl ended ("exited with status 3",
-// "killed by SIGKILL"), "" while it runs. go-plugin has waited for the
-// process, and drained its stderr, once Exited says so.
-func (m *managed) exitStatus(cl *plugin.Client) string {
-	if cl == nil || m.cmd == nil || !cl.Exited() || m.cmd.ProcessState == nil {
-		return ""
-	}
-	return describeExit(m.cmd.ProcessState)
-}
-
-func (m *managed) startError(cl *plugin.Client, err error) error {
-	what := m.spec.Path
-	if m.spec.Builtin {
-		what = "built-in"
-	}
-	msg := fmt.Sprintf("plugin %q (%s) failed to start: %v", m.spec.Name, what, err)
-	if st := m.exitStatus(cl); st != "" {
-		msg += " (it " + st + ")"
-	}
-	if strings.Contains(err.Error(), "Unrecognized remote plugin message") {
-		msg += "; the plugin printed to stdout before the handshake: plugins must log to stderr and let the SDK own stdout"
-	}
-	if tail := strings.TrimSpace(m.stderr.String()); tail != "" {
-		msg += "\nplugin stderr:\n" + tail
-	}
-	return m.host.opts.Secrets.Error(&sdk.Error{Kind: sdk.KindProcessExit, Message: msg})
+	return nil, fmt.Errorf("a %s plugin cannot share a process", m.spec.Kind)
 }
 
 // callError turns a failed RPC into a structured error, without the
@@ -353,9 +261,9 @@ func (m *managed) callError(ctx context.Context, raw any, err error) error {
 	return m.host.opts.Secrets.Error(m.callFailure(ctx, raw, err))
 }
 
-// callFailure is callError before redaction. When the plugin process is
-// gone it is a process_exit error with the stderr tail, and the client is
-// dropped so the next call starts a fresh process.
+// callFailure is callError before redaction. When the plugin's process is
+// gone it is a process_exit error with the stderr tail, and the next call
+// starts a fresh process.
 func (m *managed) callFailure(ctx context.Context, raw any, err error) error {
 	if err == nil {
 		return nil
@@ -371,53 +279,21 @@ func (m *managed) callFailure(ctx context.Context, raw any, err error) error {
 		return &sdk.Error{Kind: sdk.KindCanceled, Message: fmt.Sprintf("call to plugin %q canceled", m.spec.Name)}
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.cl == nil || m.raw != raw {
+	current, gen := m.raw, m.rawGen
+	m.mu.Unlock()
+	if current != raw {
 		return &sdk.Error{Kind: sdk.KindProcessExit, Message: fmt.Sprintf("plugin %q restarted during the call: %v", m.spec.Name, err)}
 	}
-	if status.Code(err) != codes.Unavailable && !m.cl.Exited() {
-		return &sdk.Error{Kind: sdk.KindInternal, Message: fmt.Sprintf("plugin %q: %v", m.spec.Name, status.Convert(err).Message())}
-	}
-	// Wait briefly for the process to be reaped: go-plugin reaps it only
-	// after it has read the whole stderr pipe, so the report then holds the
-	// plugin's last words.
-	for i := 0; i < 50 && !m.cl.Exited(); i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
-	exited := m.cl.Exited()
-	m.cl.Kill()
-	msg := fmt.Sprintf("plugin %q exited during the call", m.spec.Name)
-	switch st := m.exitStatus(m.cl); {
-	case st != "" && exited:
-		msg = fmt.Sprintf("plugin %q exited during the call: it %s", m.spec.Name, st)
-	case st != "":
-		msg = fmt.Sprintf("plugin %q stopped answering during the call and was stopped (%s)", m.spec.Name, st)
-	}
-	m.cl, m.raw = nil, nil
-	if tail := strings.TrimSpace(m.stderr.String()); tail != "" {
-		msg += "; its stderr ended with:\n" + tail
-	}
-	m.host.opts.Logger.Warn("plugin exited", "name", m.spec.Name, "error", m.host.opts.Secrets.Error(err))
-	return &sdk.Error{Kind: sdk.KindProcessExit, Message: msg}
+	return m.proc.failure(gen, m.spec.Name, err)
 }
 
-func (m *managed) pid() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.cl == nil || m.cl.Exited() {
-		return 0
-	}
-	return pidOf(m.cl)
-}
+func (m *managed) pid() int { return m.proc.pid() }
 
+// stop stops the plugin's own process; a shared one is the host's to stop.
 func (m *managed) stop() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.cl != nil {
-		m.cl.Kill()
-		m.cl, m.raw = nil, nil
+	if !m.spec.Shared {
+		m.proc.stop()
 	}
-	m.program.close()
 }
 
 func pidOf(cl *plugin.Client) int {
@@ -443,11 +319,7 @@ func BaseEnv() []string {
 
 // generation counts the processes started so far; a handle compares it to
 // know whether its configuration reached the current process.
-func (m *managed) generation() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.starts
-}
+func (m *managed) generation() int { return m.proc.generation() }
 
 // DeadlineReached reports whether ctx's deadline is (all but) past. The
 // plugin's side of a call has the same deadline and may reset the stream a

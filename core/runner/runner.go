@@ -470,7 +470,8 @@ func (r *Runner) streamerFor(name string) (llm.Streamer, error) {
 // providerHandle returns the plugin process of a provider block, sending
 // it the block on first use (the host replays it to a restarted process).
 // Each block gets its own process, so two blocks on one built-in provider
-// keep their own endpoint and key.
+// keep their own endpoint and key; a block on a built-in that holds no
+// secret (provider-script) is a plugin of its own in the shared process.
 func (r *Runner) providerHandle(ctx context.Context, name string) (*pluginhost.ProviderHandle, error) {
 	r.providersMu.Lock()
 	defer r.providersMu.Unlock()
@@ -488,7 +489,9 @@ func (r *Runner) providerHandle(ctx context.Context, name string) (*pluginhost.P
 	if !r.catalog.HasProviderPlugin(p.Plugin) {
 		return nil, fmt.Errorf("provider %q: %q is not a built-in provider plugin", name, p.Plugin)
 	}
-	if err := r.host.Register(pluginhost.Spec{Name: id, Kind: sdk.PluginProvider, Builtin: true, Serves: p.Plugin}); err != nil {
+	builtin, _ := r.catalog.Plugin(p.Plugin)
+	spec := pluginhost.Spec{Name: id, Kind: sdk.PluginProvider, Builtin: true, Serves: p.Plugin, Shared: builtin.Spec.Shared}
+	if err := r.host.Register(spec); err != nil {
 		return nil, err
 	}
 	h, err := r.host.Provider(id)

@@ -1,6 +1,7 @@
 // Command testplugin is a tool plugin for the plugin host's tests: it can
 // crash, hang, report its environment, refuse a configuration ({"refuse":
-// true}) and misbehave at start. With TESTPLUGIN_UNORDERED set it serves
+// true}) and misbehave at start. Started as `plugin serve --shared` it is a
+// shared process serving each plugin a call names. With TESTPLUGIN_UNORDERED set it serves
 // as a plugin of an SDK from before pipelined Configure (see unordered.go).
 package main
 
@@ -26,6 +27,17 @@ func main() {
 		serveUnordered()
 		return
 	}
+	if len(os.Args) > 3 && os.Args[3] == "--shared" {
+		// `plugin serve --shared`: every plugin a call names is a fresh
+		// tool set of its own, with its own configuration.
+		sdk.ServeShared(sdk.SharedSet{Tool: func(string) sdk.ToolPlugin { return toolSet() }})
+		return
+	}
+	sdk.ServeTool(toolSet())
+}
+
+// toolSet is one plugin: its tools and its configuration.
+func toolSet() *sdk.ToolSet {
 	var workspace string
 	var configures atomic.Int64 // Configure calls handled
 	tool := func(name string, run func(context.Context, sdk.Call) (sdk.Result, error)) sdk.Tool {
@@ -36,7 +48,7 @@ func main() {
 			},
 		}
 	}
-	sdk.ServeTool(&sdk.ToolSet{
+	return &sdk.ToolSet{
 		Name:    "testplugin",
 		Version: "0.0.1",
 		OnConfigure: func(_ context.Context, cfg sdk.PluginConfig) error {
@@ -89,7 +101,7 @@ func main() {
 				return sdk.Result{Content: strings.Repeat("x", 64<<10)}, nil
 			}),
 		},
-	})
+	}
 }
 
 var errRefused = sdk.Errorf(sdk.KindInvalidArgs, "testplugin refuses this configuration")
