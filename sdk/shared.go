@@ -41,7 +41,13 @@ type SharedSet struct {
 // ServeShared serves the plugins of set, each made on first use, until
 // the host disconnects.
 func ServeShared(set SharedSet) {
-	serveSet(plugin.PluginSet{
+	serveSet(sharedPlugins(set))
+}
+
+// sharedPlugins is the plugin set of a shared process: a tool and a
+// provider service that route each call to the plugin it names.
+func sharedPlugins(set SharedSet) plugin.PluginSet {
+	return plugin.PluginSet{
 		PluginTool: &sharedGRPCPlugin{register: func(s *grpc.Server) {
 			toolv1.RegisterToolServer(s, sharedTools{in: newInstances(func(b string) *toolServer {
 				if set.Tool == nil {
@@ -64,7 +70,7 @@ func ServeShared(set SharedSet) {
 				return nil
 			})})
 		}},
-	})
+	}
 }
 
 // NewSharedToolClient is the host side of one tool plugin of a shared
