@@ -68,3 +68,23 @@ func TestCoreToolNamesAreTheBuiltins(t *testing.T) {
 		}
 	}
 }
+
+// A built-in that holds a key must have a process of its own; the others
+// share one (docs/security.md "Which plugins share a process").
+func TestOnlyBuiltinsWithoutSecretsShareAProcess(t *testing.T) {
+	t.Parallel()
+	want := map[string]bool{
+		"readfile": true, "writefile": true, "terminal": true, "search": true,
+		"provider-script": true, "provider-deepseek": false, "provider-anthropic": false,
+	}
+	for _, b := range builtinCatalog() {
+		shared, ok := want[b.Name]
+		if !ok {
+			t.Errorf("built-in %q has no entry in this test: say whether it may share a process", b.Name)
+			continue
+		}
+		if b.Shared != shared {
+			t.Errorf("built-in %q: Shared = %v, want %v", b.Name, b.Shared, shared)
+		}
+	}
+}

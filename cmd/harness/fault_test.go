@@ -426,7 +426,7 @@ func TestFaultPlugin(t *testing.T) {
 		writeFile(t, filepath.Join(dir, "agent.hcl"), terminalConfig(fake.URL))
 		live := startLive(t, dir, keyEnv, "agent.hcl", "Run the commands")
 		live.until(t, "tool.call")
-		plugin := findProc(t, dir, 10*time.Second, "plugin serve terminal")
+		plugin := findProc(t, dir, 10*time.Second, "plugin serve --shared") // the terminal runs in the shared built-in process
 		findProc(t, dir, 10*time.Second, "sleep 37.31")
 		if err := syscall.Kill(plugin.pid, syscall.SIGKILL); err != nil {
 			t.Fatal(err)

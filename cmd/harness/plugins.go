@@ -88,6 +88,9 @@ func (c *cli) pluginsList(ctx context.Context, args []string) error {
 	fmt.Fprintln(tw, "NAME\tKIND\tSOURCE\tVERSION\tSHA256\tOFFERS")
 	for _, p := range cat.Plugins() {
 		source, sum := "built-in", "-"
+		if p.Spec.Shared {
+			source = "built-in (shared process)"
+		}
 		if !p.Spec.Builtin {
 			source = p.Spec.Path
 			if actual, err := pluginhost.FileSHA256(p.Spec.Path); err == nil {

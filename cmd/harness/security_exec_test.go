@@ -28,7 +28,7 @@ func TestSecurityRestartRunsWhatWasVerified(t *testing.T) {
 		testkit.CopyExecutable(t, harnessBin, bin)
 		writeFile(t, filepath.Join(dir, "notes.md"), "the notes\n")
 		read := func(id string) fakedeepseek.Turn { return readCall(id, "notes.md") }
-		restartAfterSwap(t, dir, bin, bin, "plugin serve readfile", "", read)
+		restartAfterSwap(t, dir, bin, bin, "plugin serve --shared", "", read) // read_file runs in the shared built-in process
 	})
 	t.Run("third_party", func(t *testing.T) {
 		t.Parallel()

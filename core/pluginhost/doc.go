@@ -1,11 +1,15 @@
 // Package pluginhost starts, supervises and stops the plugin processes of a
 // harness run.
 //
-// Every tool, provider and hook plugin is a separate process spoken to over
-// gRPC through hashicorp/go-plugin. Built-in plugins are compiled into the
-// harness binary and started by re-executing it (`harness plugin serve
-// NAME`); third-party plugins are executables named by path in HCL and are
-// verified by sha256 before they start, then connected with AutoMTLS.
+// Every tool, provider and hook plugin runs outside the host's process,
+// spoken to over gRPC through hashicorp/go-plugin. Built-in plugins are
+// compiled into the harness binary and started by re-executing it
+// (`harness plugin serve NAME`); those registered with Spec.Shared (the
+// built-ins that hold no secret) all run in one shared process (`harness
+// plugin serve --shared`), where each has its own client and configuration
+// and every call names its plugin (process.go). Third-party plugins are
+// executables named by path in HCL and are verified by sha256 before they
+// start, then connected with AutoMTLS.
 //
 // What starts is what was verified: a third-party plugin is read once, its
 // bytes hashed as they are copied into a sealed memfd, and every start and

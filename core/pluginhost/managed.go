@@ -229,6 +229,7 @@ func (m *managed) client(ctx context.Context) (any, error) {
 		return nil, m.proc.dispenseFailed(gen, m.spec.Name, err)
 	}
 	m.raw, m.rawGen = raw, gen
+	m.host.opts.Logger.Debug("plugin started", "name", m.spec.Name, "kind", m.spec.Kind, "pid", m.proc.pid(), "shared", m.spec.Shared)
 	return raw, nil
 }
 

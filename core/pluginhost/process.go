@@ -141,7 +141,6 @@ func (p *process) start(ctx context.Context, who string) (*plugin.Client, plugin
 		}
 		return nil, nil, p.startError(cl, who, err)
 	}
-	opts.Logger.Debug("plugin started", "name", p.label(who), "pid", pidOf(cl))
 	return cl, rpc, nil
 }
 
@@ -170,8 +169,8 @@ func (p *process) joined(name string) {
 	p.members = append(p.members, name)
 }
 
-// label names the process in logs and messages: the plugin's name, or for
-// the shared process the plugin and the others it serves.
+// label names the process in logs: the plugin's name, or "shared
+// built-ins".
 func (p *process) label(who string) string {
 	if !p.shared {
 		return who
