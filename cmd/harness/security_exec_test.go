@@ -79,8 +79,13 @@ func restartAfterSwap(t *testing.T, dir, bin, target, marker, more string, tool 
 		t.Fatal(err)
 	}
 	fake.Enqueue(fakedeepseek.Scripted(tool("call_again")), answer)
-	if err := os.WriteFile(release, []byte("go\n"), 0); err != nil {
-		t.Fatal(err)
+	// Release the command waiting on the FIFO if it still waits: when the
+	// victim is the shared built-in process, which runs the terminal too,
+	// its death has ended the command (and an open for writing with no
+	// reader fails at once instead of blocking).
+	if f, err := os.OpenFile(release, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		_, _ = f.WriteString("go\n")
+		_ = f.Close()
 	}
 	if code := live.wait(t); code != 0 {
 		t.Fatalf("exit %d\n%s", code, live.stderrText())

@@ -31,6 +31,7 @@ type process struct {
 	cl      *plugin.Client
 	rpc     plugin.ClientProtocol
 	cmd     *exec.Cmd // cl's process: its exit status, once cl.Exited()
+	pidOf   int       // cl's process id
 	starts  int       // processes started so far: the current generation
 	members []string  // the plugins with a client on the current process
 	// ended says how the process of generation ended.gen stopped, for the
@@ -55,10 +56,14 @@ func newSharedProcess(h *Host) *process {
 func (p *process) connect(ctx context.Context, who string) (plugin.ClientProtocol, int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.cl != nil && !p.cl.Exited() {
+	if p.cl != nil && !p.cl.Exited() && !dead(p.pidOf) {
 		return p.rpc, p.starts, nil
 	}
 	if p.cl != nil {
+		// It died between calls (killed, or crashed in a goroutine of its
+		// own): no call to report it to, so the log says it.
+		p.host.opts.Logger.Warn("plugin exited between calls; starting a fresh one", "name", p.label(who),
+			"stderr", p.host.opts.Secrets.String(strings.TrimSpace(p.stderr.String())))
 		p.cl.Kill()
 		p.cl = nil
 	}
@@ -69,7 +74,7 @@ func (p *process) connect(ctx context.Context, who string) (plugin.ClientProtoco
 	if err != nil {
 		return nil, 0, err
 	}
-	p.cl, p.rpc, p.members = cl, rpc, nil
+	p.cl, p.rpc, p.members, p.pidOf = cl, rpc, nil, pidOf(cl)
 	p.starts++
 	return rpc, p.starts, nil
 }
