@@ -77,7 +77,7 @@ func (s *Server) SetMinCacheTokens(n int64) {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	raw, body := ssefake.ReadBody(r)
+	raw, body, _ := ssefake.ReadBody(r)
 	seq := ssefake.Add(&s.Log, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Raw: raw}) + 1
 	s.mu.Lock()
 	key := s.key

@@ -83,8 +83,8 @@ func (s *Server) RequireKey(key string) {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	raw, body := ssefake.ReadBody(r)
-	index := ssefake.Add(&s.Log, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Raw: raw, Received: time.Now()})
+	raw, body, read := ssefake.ReadBody(r)
+	index := ssefake.Add(&s.Log, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Raw: raw, Received: read})
 	s.mu.Lock()
 	key := s.key
 	s.mu.Unlock()

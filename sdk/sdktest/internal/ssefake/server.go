@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Base is the HTTP server of a fake: its URL, and a closing channel that
@@ -154,12 +155,13 @@ func (l *Log[R]) Requests() []R {
 
 // ReadBody reads a request's body: as sent, and decoded when it is a JSON
 // object (nil otherwise).
-func ReadBody(r *http.Request) (raw []byte, body map[string]any) {
+func ReadBody(r *http.Request) (raw []byte, body map[string]any, read time.Time) {
 	raw, _ = io.ReadAll(r.Body)
+	read = time.Now() // before decoding: the fake's own work is not the client's
 	if json.Unmarshal(raw, &body) != nil {
 		body = nil
 	}
-	return raw, body
+	return raw, body, read
 }
 
 // Send writes an answer of the fake b: header, status (0: 200), then body
