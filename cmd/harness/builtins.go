@@ -47,7 +47,7 @@ var builtins = []builtin{
 // built-in process: none holds a secret.
 func toolBuiltin(name string, newPlugin func() *sdk.ToolSet) builtin {
 	return builtin{
-		Builtin: catalog.Builtin{Name: name, Kind: sdk.PluginTool, Shared: true},
+		Builtin: catalog.Builtin{Name: name, Kind: sdk.PluginTool},
 		tools:   newPlugin,
 		serve:   func() { sdk.ServeTool(newPlugin()) },
 	}
@@ -59,10 +59,17 @@ func toolBuiltin(name string, newPlugin func() *sdk.ToolSet) builtin {
 // built-in process.
 func providerBuiltin(name string, newPlugin func() sdk.Provider) builtin {
 	return builtin{
-		Builtin:  catalog.Builtin{Name: name, Kind: sdk.PluginProvider, Shared: !holdsSecrets(newPlugin())},
+		Builtin:  catalog.Builtin{Name: name, Kind: sdk.PluginProvider},
 		provider: newPlugin,
 		serve:    func() { sdk.ServeProvider(newPlugin()) },
 	}
+}
+
+// shared reports whether b runs in the shared built-in process: a tool
+// plugin always, a provider when its settings hold no secret. Asked when
+// needed, not at package init, which every process pays for.
+func (b builtin) shared() bool {
+	return b.tools != nil || (b.provider != nil && !holdsSecrets(b.provider()))
 }
 
 // holdsSecrets reports whether a provider's settings schema declares a
@@ -97,7 +104,7 @@ func holdsSecrets(p sdk.Provider) bool {
 func serveShared() {
 	find := func(name string) *builtin {
 		for i := range builtins {
-			if builtins[i].Name == name && builtins[i].Shared {
+			if builtins[i].Name == name && builtins[i].shared() {
 				return &builtins[i]
 			}
 		}
@@ -147,6 +154,7 @@ func builtinCatalog() []catalog.Builtin {
 	out := make([]catalog.Builtin, len(builtins))
 	for i, b := range builtins {
 		out[i] = b.Builtin
+		out[i].Shared = b.shared()
 		if b.tools == nil {
 			continue
 		}
