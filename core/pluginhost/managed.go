@@ -221,7 +221,9 @@ func (m *managed) client(ctx context.Context) (any, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.raw != nil && m.rawGen == gen {
+	if m.raw != nil && m.rawGen >= gen {
+		// Its client on this process, or on a newer one that a concurrent
+		// call got first: never put back a client of an older process.
 		return m.raw, nil
 	}
 	raw, err := m.dispense(rpc)

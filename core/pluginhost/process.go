@@ -60,11 +60,13 @@ func (p *process) connect(ctx context.Context, who string) (plugin.ClientProtoco
 		return p.rpc, p.starts, nil
 	}
 	if p.cl != nil {
-		// It died between calls (killed, or crashed in a goroutine of its
-		// own): no call to report it to, so the log says it.
-		p.host.opts.Logger.Warn("plugin exited between calls; starting a fresh one", "name", p.label(who),
-			"stderr", p.host.opts.Secrets.String(strings.TrimSpace(p.stderr.String())))
-		p.cl.Kill()
+		// It died before this call (killed, or crashed in a goroutine of
+		// its own). The report is kept for the calls of other plugins of
+		// the process that it failed, and logged, since this call gets
+		// a fresh process.
+		msg := p.end(p.starts)
+		p.host.opts.Logger.Warn("plugin process ended; starting a fresh one", "name", p.label(who),
+			"report", p.host.opts.Secrets.String(msg))
 		p.cl = nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -262,7 +264,17 @@ func (p *process) failure(gen int, who string, err error) error {
 	for i := 0; i < 50 && !p.cl.Exited(); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
-	exited := p.cl.Exited()
+	msg := p.end(gen)
+	p.cl, p.rpc = nil, nil
+	p.host.opts.Logger.Warn("plugin exited", "name", p.label(who), "error", p.host.opts.Secrets.Error(err))
+	return &sdk.Error{Kind: sdk.KindProcessExit, Message: p.plugin(who) + " " + msg}
+}
+
+// end stops the current process (of generation gen), records how it
+// ended for every plugin whose call it failed, and returns that report.
+// Called with p.mu held.
+func (p *process) end(gen int) string {
+	exited := p.cl.Exited() || dead(p.pidOf)
 	p.cl.Kill()
 	msg := "exited during the call"
 	switch st := p.exitStatus(p.cl); {
@@ -275,9 +287,7 @@ func (p *process) failure(gen int, who string, err error) error {
 		msg += "; its stderr ended with:\n" + tail
 	}
 	p.ended.gen, p.ended.msg = gen, msg
-	p.cl, p.rpc = nil, nil
-	p.host.opts.Logger.Warn("plugin exited", "name", p.label(who), "error", p.host.opts.Secrets.Error(err))
-	return &sdk.Error{Kind: sdk.KindProcessExit, Message: p.plugin(who) + " " + msg}
+	return msg
 }
 
 func (p *process) pid() int {

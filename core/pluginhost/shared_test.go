@@ -194,3 +194,35 @@ func TestSharedNeedsABuiltinWithoutEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// When the shared process is killed while b is in a call, b's report says
+// how the process ended, whether b's call fails before or after a's next
+// call has found the process dead and started a fresh one.
+func TestSharedProcessKilledMidCallReportsTheEnd(t *testing.T) {
+	t.Parallel()
+	h, th := sharedHost(t)
+	ctx := context.Background()
+	first := h.PID("a")
+	done := make(chan error, 1)
+	arrived := make(chan struct{})
+	var once sync.Once
+	go func() {
+		_, err := th["b"].Execute(ctx, sdk.Call{ID: "s", Tool: "sleep", Arguments: json.RawMessage(`{}`)}, func(string, string) {
+			once.Do(func() { close(arrived) })
+		})
+		done <- err
+	}()
+	<-arrived
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, func() bool { return !running(first) }, "the killed shared process to die")
+	if got := content(t, th["a"], "workspace"); got != "/ws-a" {
+		t.Errorf("a after the kill: %q", got)
+	}
+	err := <-done
+	var se *sdk.Error
+	if !errors.As(err, &se) || se.Kind != sdk.KindProcessExit || !strings.Contains(se.Message, "killed by SIGKILL") {
+		t.Errorf("b's call: %v, want process_exit saying the process was killed by SIGKILL", err)
+	}
+}
