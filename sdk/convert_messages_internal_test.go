@@ -189,3 +189,19 @@ func TestMessageCacheConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A decoded message's tool calls and reasoning blocks have no spare room:
+// kept conversations share them with later requests, and a provider that
+// appends to one must not write where another request reads.
+func TestMessageFromProtoLeavesNoSpareCapacity(t *testing.T) {
+	pm := &providerv1.Message{Role: string(RoleAssistant)}
+	for i := range 3 {
+		pm.ToolCalls = append(pm.ToolCalls, &providerv1.ToolCall{Id: fmt.Sprint(i), Name: "t"})
+		pm.ReasoningBlocks = append(pm.ReasoningBlocks, &providerv1.ReasoningBlock{Text: fmt.Sprint(i)})
+	}
+	m := messageFromProto(pm)
+	if len(m.ToolCalls) != 3 || cap(m.ToolCalls) != 3 || len(m.ReasoningBlocks) != 3 || cap(m.ReasoningBlocks) != 3 {
+		t.Errorf("tool calls len %d cap %d, reasoning blocks len %d cap %d: want 3 and 3",
+			len(m.ToolCalls), cap(m.ToolCalls), len(m.ReasoningBlocks), cap(m.ReasoningBlocks))
+	}
+}

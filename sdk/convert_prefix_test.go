@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net"
 	"slices"
@@ -329,6 +330,8 @@ func TestReusePrefixUnknown(t *testing.T) {
 		{"another id", &providerv1.Stream_Request{Handle: hs[0], ReusePrefix: 1, PrefixOf: id + 1, Messages: tail}},
 		{"longer than kept", &providerv1.Stream_Request{Handle: hs[0], ReusePrefix: 3, PrefixOf: id, Messages: tail}},
 		{"another handle's", &providerv1.Stream_Request{Handle: hs[1], ReusePrefix: 1, PrefixOf: id, Messages: tail}},
+		// Beyond int on a 32-bit build (GOARCH=386 go test runs it there).
+		{"longer than any", &providerv1.Stream_Request{Handle: hs[0], ReusePrefix: math.MaxUint32, PrefixOf: id, Messages: tail}},
 	} {
 		before := len(p.got)
 		got := stream(tc.req)

@@ -174,7 +174,11 @@ func (s *providerServer) conversation(req *providerv1.Stream_Request) ([]Message
 	if req.ReusePrefix == 0 && req.RequestId == 0 {
 		return tail, true
 	}
-	msgs, ok := s.kept.extend(req.GetHandle().GetId(), req.PrefixOf, int(req.ReusePrefix), req.RequestId, tail)
+	n := int(req.ReusePrefix)
+	if n < 0 {
+		return nil, false // beyond int on a 32-bit build: no conversation is that long
+	}
+	msgs, ok := s.kept.extend(req.GetHandle().GetId(), req.PrefixOf, n, req.RequestId, tail)
 	if !ok || len(msgs) == 0 {
 		return nil, ok
 	}
@@ -347,11 +351,20 @@ func messageToProto(m Message) *providerv1.Message {
 
 func messageFromProto(pm *providerv1.Message) Message {
 	m := Message{Role: Role(pm.Role), Content: pm.Content, Reasoning: pm.Reasoning, ToolCallID: pm.ToolCallId, Pinned: pm.Pinned, IsError: pm.IsError}
-	for _, rb := range pm.ReasoningBlocks {
-		m.ReasoningBlocks = append(m.ReasoningBlocks, ReasoningBlock{Text: rb.Text, Signature: rb.Signature, Redacted: rb.Redacted})
+	// Exactly as long as they are: a kept conversation shares these slices
+	// with later requests (reuse_prefix), so a provider that appends to one
+	// must get a new array, never write into spare room another reads.
+	if n := len(pm.ReasoningBlocks); n > 0 {
+		m.ReasoningBlocks = make([]ReasoningBlock, n)
+		for i, rb := range pm.ReasoningBlocks {
+			m.ReasoningBlocks[i] = ReasoningBlock{Text: rb.Text, Signature: rb.Signature, Redacted: rb.Redacted}
+		}
 	}
-	for _, tc := range pm.ToolCalls {
-		m.ToolCalls = append(m.ToolCalls, ToolCall{ID: tc.Id, Name: tc.Name, Arguments: tc.ArgumentsJson})
+	if n := len(pm.ToolCalls); n > 0 {
+		m.ToolCalls = make([]ToolCall, n)
+		for i, tc := range pm.ToolCalls {
+			m.ToolCalls[i] = ToolCall{ID: tc.Id, Name: tc.Name, Arguments: tc.ArgumentsJson}
+		}
 	}
 	return m
 }
