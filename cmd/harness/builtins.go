@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	anthropic "github.com/harness-agent/harness/plugins/provider-anthropic"
@@ -14,6 +13,7 @@ import (
 	"github.com/harness-agent/harness/plugins/writefile"
 
 	"github.com/harness-agent/harness/core/catalog"
+	"github.com/harness-agent/harness/core/config"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -80,23 +80,7 @@ func holdsSecrets(p sdk.Provider) bool {
 		return true
 	}
 	schema, err := d.SettingsSchema(context.Background())
-	if err != nil {
-		return true
-	}
-	var s struct {
-		Properties map[string]struct {
-			WriteOnly bool `json:"writeOnly"`
-		} `json:"properties"`
-	}
-	if json.Unmarshal(schema, &s) != nil || s.Properties == nil {
-		return true
-	}
-	for _, prop := range s.Properties {
-		if prop.WriteOnly {
-			return true
-		}
-	}
-	return false
+	return err != nil || config.DeclaresSecrets(schema)
 }
 
 // serveShared serves, in one process, every built-in a host asks for by

@@ -52,14 +52,34 @@ func (c *Config) ProviderPluginBlock(name string) bool {
 	return false
 }
 
+// settingsSchema is what the host reads of a settings schema: which
+// properties are secret ("writeOnly": true).
+type settingsSchema struct {
+	Properties map[string]struct {
+		WriteOnly bool `json:"writeOnly"`
+	} `json:"properties"`
+}
+
+// DeclaresSecrets reports whether a settings schema marks a property
+// secret, or cannot say (not a schema object with properties): a plugin
+// that may hold a secret is kept in a process of its own.
+func DeclaresSecrets(schema []byte) bool {
+	var s settingsSchema
+	if json.Unmarshal(schema, &s) != nil || s.Properties == nil {
+		return true
+	}
+	for _, prop := range s.Properties {
+		if prop.WriteOnly {
+			return true
+		}
+	}
+	return false
+}
+
 // SecretSettings returns the string values of the settings that schema
 // marks secret ("writeOnly": true), sorted: what the host redacts.
 func SecretSettings(schema, settings []byte) []string {
-	var s struct {
-		Properties map[string]struct {
-			WriteOnly bool `json:"writeOnly"`
-		} `json:"properties"`
-	}
+	var s settingsSchema
 	var values map[string]any
 	if json.Unmarshal(schema, &s) != nil || json.Unmarshal(settings, &values) != nil {
 		return nil
