@@ -90,20 +90,7 @@ func TestCrashMidCallIsProcessExitAndNextCallRestarts(t *testing.T) {
 	ctx := context.Background()
 	first := h.PID("tp")
 
-	done := make(chan error, 1)
-	arrived := make(chan struct{})
-	var once sync.Once
-	go func() {
-		_, err := th.Execute(ctx, sdk.Call{ID: "c", Tool: "sleep", Arguments: json.RawMessage(`{}`)}, func(string, string) {
-			once.Do(func() { close(arrived) })
-		})
-		done <- err
-	}()
-	select {
-	case <-arrived: // the plugin is in the call
-	case err := <-done:
-		t.Fatalf("the sleep call ended before the kill: %v", err)
-	}
+	done := sleeping(t, th)
 	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +113,27 @@ func TestCrashMidCallIsProcessExitAndNextCallRestarts(t *testing.T) {
 	if second := h.PID("tp"); second == 0 || second == first {
 		t.Errorf("expected a fresh process, pid before %d after %d", first, second)
 	}
+}
+
+// sleeping starts the test plugin's sleep call on th and returns once the
+// plugin is in it; the call's error arrives on the channel when it ends.
+func sleeping(t *testing.T, th *pluginhost.ToolHandle) <-chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	arrived := make(chan struct{})
+	var once sync.Once
+	go func() {
+		_, err := th.Execute(context.Background(), sdk.Call{ID: "s", Tool: "sleep", Arguments: json.RawMessage(`{}`)}, func(string, string) {
+			once.Do(func() { close(arrived) })
+		})
+		done <- err
+	}()
+	select {
+	case <-arrived: // the plugin is in the call
+	case err := <-done:
+		t.Fatalf("the sleep call ended before the plugin was in it: %v", err)
+	}
+	return done
 }
 
 func TestPanicCarriesStderr(t *testing.T) {
