@@ -5,7 +5,10 @@
 #
 #   bench/run.sh
 #
-# It builds the harness binary and the plugin binaries the benchmarks start,
+# It builds the harness binary and the plugin binaries the benchmarks start
+# as a release is built (CGO_ENABLED=0 -trimpath: a static binary, README
+# "Building harness"), and Crush the way its own releases are built (its
+# .goreleaser.yml: CGO_ENABLED=0),
 # installs ripgrep from Debian when it is missing (as root,
 # with apt-get), and runs:
 #   - the benchmarks of bench/ (each alternates the harness path with its
@@ -51,21 +54,23 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # Crush, the peer the session figures are compared with: one pinned
-# release, built once.
+# release, built once, static as its releases are.
 crush_version=v0.90.0
+export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/harness-bench"
 crush_bin="${CRUSH_BIN:-}" crush_why=""
-if [ -z "$crush_bin" ] && [ -x "$cache/crush-$crush_version" ]; then
-	crush_bin="$cache/crush-$crush_version"
+crush_cached="$cache/crush-$crush_version-static"
+if [ -z "$crush_bin" ] && [ -x "$crush_cached" ]; then
+	crush_bin="$crush_cached"
 fi
 if [ -z "$crush_bin" ]; then
 	mkdir -p "$cache"
 	echo "installing Crush $crush_version once into $cache (go install)" >&2
 	ldflags="-X github.com/charmbracelet/crush/internal/version.Version=$crush_version"
 	if GOBIN="$cache/gobin" go install -ldflags "$ldflags" "github.com/charmbracelet/crush@$crush_version" 2>"$work/crush.log"; then
-		mv "$cache/gobin/crush" "$cache/crush-$crush_version" && crush_bin="$cache/crush-$crush_version"
-	elif [ -n "${CRUSH_SRC:-}" ] && (cd "$CRUSH_SRC" && go build -ldflags "$ldflags" -o "$cache/crush-$crush_version" .) 2>>"$work/crush.log"; then
-		crush_bin="$cache/crush-$crush_version"
+		mv "$cache/gobin/crush" "$crush_cached" && crush_bin="$crush_cached"
+	elif [ -n "${CRUSH_SRC:-}" ] && (cd "$CRUSH_SRC" && go build -ldflags "$ldflags" -o "$crush_cached" .) 2>>"$work/crush.log"; then
+		crush_bin="$crush_cached"
 	else
 		crush_why="Crush $crush_version could not be installed: $(grep -m1 -o '[0-9][0-9][0-9] [A-Z][a-z]*' "$work/crush.log" || tail -n1 "$work/crush.log")"
 		[ -z "${CRUSH_SRC:-}" ] && crush_why="$crush_why from the module proxy (set CRUSH_SRC to a checkout of $crush_version)"
