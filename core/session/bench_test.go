@@ -162,3 +162,86 @@ func randomText(n int) string {
 	_, _ = rand.Read(raw)
 	return base64.StdEncoding.EncodeToString(raw)[:n]
 }
+
+// BenchmarkOpenClose measures opening an existing, current store and
+// closing it, as every harness process does: the store of a user who ran
+// sessions before (its file exists, its schema is current, and the last
+// process left it as a clean close leaves it).
+func BenchmarkOpenClose(b *testing.B) {
+	path := tempStore(b)
+	s, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchRun(b, s)
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRunStore measures the store's part of one 2-turn `harness run`
+// (a read of a file, then an answer), one process each: open the user's
+// store, the run's commits in the order and groups the runner makes them
+// (traced from bench's BenchmarkSession), close. The store is the same
+// across iterations, as a user's is.
+func BenchmarkRunStore(b *testing.B) {
+	path := tempStore(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchRun(b, s)
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchRun commits what a 2-turn run commits: 9 write transactions.
+func benchRun(b *testing.B, s *Store) {
+	b.Helper()
+	ctx := context.Background()
+	lease := NewLease()
+	info, err := s.CreateSession(ctx, SessionInfo{Agent: "reader", Model: "chat", ConfigPath: "/cfg/agent.hcl", Workspace: "/ws", Lease: lease})
+	if err != nil {
+		b.Fatal(err)
+	}
+	chunk := func(n int) []Entry {
+		e := make([]Entry, n)
+		for i := range e {
+			e[i] = Entry{Type: "assistant.chunk", Data: benchEvent}
+		}
+		return e
+	}
+	usage := Usage{Session: info.ID, Turn: 1, Model: "chat", PromptTokens: 1200, CompletionTokens: 40, CostUSD: 0.0004}
+	steps := []func() error{
+		func() error { _, err := s.Append(ctx, info.ID, "session.started", map[string]any{"agent": "reader"}); return err },
+		func() error { _, err := s.Append(ctx, info.ID, "llm.request", map[string]any{"turn": 1}); return err },
+		func() error { _, err := s.AppendAll(ctx, info.ID, chunk(5), usage); return err },
+		func() error {
+			_, err := s.AppendAll(ctx, info.ID, []Entry{{Type: "tool.result", Data: map[string]any{"content": "# Notes"}}, {Type: "llm.request", Data: map[string]any{"turn": 2}}})
+			return err
+		},
+		func() error { usage.Turn = 2; _, err := s.AppendAll(ctx, info.ID, chunk(4), usage); return err },
+		func() error { _, err := s.Append(ctx, info.ID, "session.ended", map[string]any{"status": "completed"}); return err },
+		func() error { return s.EndSession(ctx, info.ID, StatusCompleted, 2) },
+		func() error { return s.Release(ctx, info.ID, lease.Owner) },
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
