@@ -227,7 +227,10 @@ func benchRun(b *testing.B, s *Store) {
 	}
 	usage := Usage{Session: info.ID, Turn: 1, Model: "chat", PromptTokens: 1200, CompletionTokens: 40, CostUSD: 0.0004}
 	steps := []func() error{
-		func() error { _, err := s.Append(ctx, info.ID, "session.started", map[string]any{"agent": "reader"}); return err },
+		func() error {
+			_, err := s.Append(ctx, info.ID, "session.started", map[string]any{"agent": "reader"})
+			return err
+		},
 		func() error { _, err := s.Append(ctx, info.ID, "llm.request", map[string]any{"turn": 1}); return err },
 		func() error { _, err := s.AppendAll(ctx, info.ID, chunk(5), usage); return err },
 		func() error {
@@ -235,7 +238,10 @@ func benchRun(b *testing.B, s *Store) {
 			return err
 		},
 		func() error { usage.Turn = 2; _, err := s.AppendAll(ctx, info.ID, chunk(4), usage); return err },
-		func() error { _, err := s.Append(ctx, info.ID, "session.ended", map[string]any{"status": "completed"}); return err },
+		func() error {
+			_, err := s.Append(ctx, info.ID, "session.ended", map[string]any{"status": "completed"})
+			return err
+		},
 		func() error { return s.EndSession(ctx, info.ID, StatusCompleted, 2) },
 		func() error { return s.Release(ctx, info.ID, lease.Owner) },
 	}

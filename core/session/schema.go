@@ -90,9 +90,10 @@ var migrations = [][]string{
 func schemaVersion() int { return len(migrations) }
 
 // migrate brings the schema up to date. A store that is already current is
-// only read, so a read-only file opens fine.
+// only read, so a read-only file opens fine: one statement reads its
+// version, and no DDL runs.
 func (s *Store) migrate(ctx context.Context) error {
-	v, err := readVersion(ctx, s.db)
+	v, err := currentVersion(ctx, s.db)
 	if err != nil {
 		return s.fail("read schema version", err)
 	}
@@ -154,6 +155,19 @@ func checkVersion(v int) error {
 
 type queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// currentVersion is readVersion in one statement when the store has a
+// schema_version table, as every store but a new file has: each open of a
+// store reads its version, and this is all that open runs besides the
+// connection's pragmas and the preparing of its statements.
+func currentVersion(ctx context.Context, q queryer) (int, error) {
+	var v int
+	if err := q.QueryRowContext(ctx, `SELECT version FROM schema_version WHERE id = 1`).Scan(&v); err == nil {
+		return v, nil
+	}
+	// No such table (a new file), or an error readVersion reports.
+	return readVersion(ctx, q)
 }
 
 // readVersion returns 0 for a database without a schema_version table.

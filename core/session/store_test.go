@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,5 +226,59 @@ func TestRebind(t *testing.T) {
 		if got := rebind(in); got != want {
 			t.Errorf("rebind(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A store written by an older harness, at each schema version, is brought
+// up to date when it is opened, keeping its records; opening it again
+// changes nothing.
+func TestOlderSchemaMigrated(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for from := 1; from < schemaVersion(); from++ {
+		t.Run(fmt.Sprintf("from_%d", from), func(t *testing.T) {
+			t.Parallel()
+			path := tempStore(t)
+			db, err := sql.Open("sqlite", dsn(path, false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			steps := []string{`CREATE TABLE schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL) STRICT`}
+			for _, m := range migrations[:from] {
+				steps = append(steps, m...)
+			}
+			steps = append(steps,
+				fmt.Sprintf(`INSERT INTO schema_version (id, version) VALUES (1, %d)`, from),
+				`INSERT INTO sessions (id, agent, model, config_path, workspace, status, started_at, ended_at, turns)
+					VALUES ('s-old', 'coder', 'flash', '/cfg/agent.hcl', '/ws', 'completed', 1, 2, 1)`,
+				`INSERT INTO events (session, seq, time, type, data) VALUES ('s-old', 1, 1, 'session.started', '{}')`)
+			for _, q := range steps {
+				if _, err := db.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				s, err := Open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v, err := readVersion(ctx, s.db); err != nil || v != schemaVersion() {
+					t.Errorf("schema version = %d, %v; want %d", v, err, schemaVersion())
+				}
+				if evs, err := s.Events(ctx, "s-old", 0); err != nil || len(evs) != 1 {
+					t.Errorf("events of the old session = %v, %v", evs, err)
+				}
+				info := newSession(t, s) // the columns of every migration
+				if _, err := s.AppendAllOnce(ctx, info.ID, "k", []Entry{{Type: "session.started"}}); err != nil {
+					t.Error(err)
+				}
+				if err := s.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
 	}
 }
