@@ -102,11 +102,11 @@ func (s *Store) Append(ctx context.Context, session, typ string, data any) (Even
 		err := s.appendPostgres(ctx, op, &ev)
 		return ev, err
 	}
-	err = s.write(ctx, op, func(tx *sql.Tx) error {
+	err = s.writeWith(ctx, op, []string{appendEventSQL}, func(tx *sql.Tx) error {
 		// Taken under the write lock, so times increase with seq (as far as
 		// the wall clock does).
 		ev.Time = time.Now().UTC()
-		err := tx.StmtContext(ctx, s.appendEvent).QueryRowContext(ctx, session, ev.Time.UnixNano(), typ, textOf(raw)).Scan(&ev.Seq)
+		err := s.txQueryRow(ctx, tx, appendEventSQL, session, ev.Time.UnixNano(), typ, textOf(raw)).Scan(&ev.Seq)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound("session")
 		}
@@ -186,10 +186,18 @@ func (s *Store) Events(ctx context.Context, session string, afterSeq int64) ([]E
 	return out, nil
 }
 
+const sessionExistsSQL = `SELECT count(*) FROM sessions WHERE id = ?`
+
 // sessionExists fails with a not-found error when there is no session id.
 func (s *Store) sessionExists(ctx context.Context, q queryer, id string) error {
 	var n int
-	if err := q.QueryRowContext(ctx, s.q(`SELECT count(*) FROM sessions WHERE id = ?`), id).Scan(&n); err != nil {
+	var row *sql.Row
+	if tx, ok := q.(*sql.Tx); ok {
+		row = s.txQueryRow(ctx, tx, sessionExistsSQL, id)
+	} else {
+		row = q.QueryRowContext(ctx, s.q(sessionExistsSQL), id)
+	}
+	if err := row.Scan(&n); err != nil {
 		return err
 	}
 	if n == 0 {
@@ -235,7 +243,7 @@ func (s *Store) Claim(ctx context.Context, session, key string) (bool, error) {
 		return false, s.fail(op, errors.New("empty key"))
 	}
 	claimed := false
-	err := s.write(ctx, op, func(tx *sql.Tx) error {
+	err := s.writeWith(ctx, op, []string{sessionExistsSQL, claimKeySQL}, func(tx *sql.Tx) error {
 		var err error
 		claimed, err = s.claimKey(ctx, tx, session, key)
 		return err
@@ -243,13 +251,15 @@ func (s *Store) Claim(ctx context.Context, session, key string) (bool, error) {
 	return claimed, err
 }
 
+const claimKeySQL = `INSERT INTO once_keys (session, key) VALUES (?, ?) ON CONFLICT DO NOTHING`
+
 // claimKey records key in session's once_keys; false when it was there.
 // It fails with a not-found error when there is no such session.
 func (s *Store) claimKey(ctx context.Context, tx *sql.Tx, session, key string) (bool, error) {
 	if err := s.sessionExists(ctx, tx, session); err != nil {
 		return false, err
 	}
-	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO once_keys (session, key) VALUES (?, ?) ON CONFLICT DO NOTHING`), session, key)
+	res, err := s.txExec(ctx, tx, claimKeySQL, session, key)
 	if err != nil {
 		return false, err
 	}
@@ -284,8 +294,21 @@ func (s *Store) appendAll(ctx context.Context, session, key string, entries []En
 			return nil, s.fail(op, err)
 		}
 	}
+	// The statements this commit runs, prepared once per store.
+	var stmts []string
+	if key != "" {
+		stmts = append(stmts, sessionExistsSQL, claimKeySQL)
+	}
+	if len(evs) > 0 {
+		stmts = append(stmts, appendEventSQL)
+	} else if key == "" {
+		stmts = append(stmts, sessionExistsSQL)
+	}
+	if len(usage) > 0 {
+		stmts = append(stmts, insertUsageSQL)
+	}
 	done := false
-	err := s.write(ctx, op, func(tx *sql.Tx) error {
+	err := s.writeWith(ctx, op, stmts, func(tx *sql.Tx) error {
 		if key != "" {
 			claimed, err := s.claimKey(ctx, tx, session, key)
 			if done = !claimed; err != nil || done {
@@ -293,19 +316,18 @@ func (s *Store) appendAll(ctx context.Context, session, key string, entries []En
 			}
 		}
 		now := time.Now().UTC()
-		var stmt *sql.Stmt
-		if !s.pg {
-			stmt = tx.StmtContext(ctx, s.appendEvent)
-			defer stmt.Close()
-		}
+		stmt := s.txStmt(ctx, tx, appendEventSQL) // nil: PostgreSQL
 		for i := range evs {
 			ev := &evs[i]
 			ev.Time = now
 			var row *sql.Row
-			if s.pg {
-				row = tx.QueryRowContext(ctx, pgAppendSQL, session, now.UnixNano(), ev.Type, textOf(ev.Data))
-			} else {
+			switch {
+			case stmt != nil:
 				row = stmt.QueryRowContext(ctx, session, now.UnixNano(), ev.Type, textOf(ev.Data))
+			case s.pg:
+				row = tx.QueryRowContext(ctx, pgAppendSQL, session, now.UnixNano(), ev.Type, textOf(ev.Data))
+			default:
+				row = tx.QueryRowContext(ctx, appendEventSQL, session, now.UnixNano(), ev.Type, textOf(ev.Data))
 			}
 			err := row.Scan(&ev.Seq)
 			if errors.Is(err, sql.ErrNoRows) {

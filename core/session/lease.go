@@ -113,12 +113,17 @@ func (s *Store) Hold(ctx context.Context, id string, lease Lease) error {
 	return s.write(ctx, "hold session "+id, func(tx *sql.Tx) error { return s.take(ctx, tx, id, lease) })
 }
 
+const (
+	heartbeatSQL = `UPDATE sessions SET lease_heartbeat = ? WHERE id = ? AND lease_owner = ?`
+	releaseSQL   = `UPDATE sessions SET lease_owner = '', lease_pid = 0, lease_host = '', lease_heartbeat = 0
+		WHERE id = ? AND lease_owner = ?`
+)
+
 // Heartbeat refreshes the lease of session id held by owner. It fails with
 // ErrLeaseLost when owner no longer holds it.
 func (s *Store) Heartbeat(ctx context.Context, id, owner string) error {
-	return s.write(ctx, "heartbeat of session "+id, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`UPDATE sessions SET lease_heartbeat = ? WHERE id = ? AND lease_owner = ?`),
-			time.Now().UnixNano(), id, owner)
+	return s.writeWith(ctx, "heartbeat of session "+id, []string{heartbeatSQL}, func(tx *sql.Tx) error {
+		res, err := s.txExec(ctx, tx, heartbeatSQL, time.Now().UnixNano(), id, owner)
 		if err != nil {
 			return err
 		}
@@ -131,9 +136,8 @@ func (s *Store) Heartbeat(ctx context.Context, id, owner string) error {
 
 // Release gives up the lease of session id if owner holds it.
 func (s *Store) Release(ctx context.Context, id, owner string) error {
-	return s.write(ctx, "release session "+id, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q(`UPDATE sessions SET lease_owner = '', lease_pid = 0, lease_host = '', lease_heartbeat = 0
-			WHERE id = ? AND lease_owner = ?`), id, owner)
+	return s.writeWith(ctx, "release session "+id, []string{releaseSQL}, func(tx *sql.Tx) error {
+		_, err := s.txExec(ctx, tx, releaseSQL, id, owner)
 		return err
 	})
 }

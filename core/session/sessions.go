@@ -56,6 +56,11 @@ var endStatuses = map[string]bool{
 	StatusPending:     true,
 }
 
+const insertSessionSQL = `INSERT INTO sessions
+		(id, agent, model, config_path, config_hash, workspace, host, status, started_at,
+		 lease_owner, lease_pid, lease_host, lease_heartbeat)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`
+
 // CreateSession records a new running session. The store sets ID, Status
 // and EndedAt (values the caller put there are ignored); StartedAt is now
 // unless given.
@@ -80,13 +85,10 @@ func (s *Store) CreateSession(ctx context.Context, info SessionInfo) (SessionInf
 	if info.Host == "" {
 		info.Host = Hostname()
 	}
-	err := s.write(ctx, "create session", func(tx *sql.Tx) error {
+	err := s.writeWith(ctx, "create session", []string{insertSessionSQL}, func(tx *sql.Tx) error {
 		for range idAttempts {
 			info.ID = newSessionID(info.StartedAt)
-			res, err := tx.ExecContext(ctx, s.q(`INSERT INTO sessions
-				(id, agent, model, config_path, config_hash, workspace, host, status, started_at,
-				 lease_owner, lease_pid, lease_host, lease_heartbeat)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`),
+			res, err := s.txExec(ctx, tx, insertSessionSQL,
 				info.ID, info.Agent, info.Model, info.ConfigPath, info.ConfigHash, info.Workspace, info.Host,
 				info.Status, info.StartedAt.UnixNano(),
 				info.Lease.Owner, info.Lease.PID, info.Lease.Host, heartbeatNanos(info.Lease))
@@ -159,6 +161,10 @@ func (s *Store) ListSessions(ctx context.Context) ([]SessionInfo, error) {
 	return out, nil
 }
 
+const endSessionSQL = `UPDATE sessions SET status = ?, turns = ?, ended_at = ?,
+		lease_owner = '', lease_pid = 0, lease_host = '', lease_heartbeat = 0
+	WHERE id = ? AND status = ?`
+
 // EndSession ends the running session id (the full id) with status, one of
 // completed, limit, error, interrupted or pending_approval, after turns
 // turns. Ending a session that is not running is an error naming its status.
@@ -167,10 +173,8 @@ func (s *Store) EndSession(ctx context.Context, id, status string, turns int) er
 	if !endStatuses[status] {
 		return s.fail(op, fmt.Errorf("unknown end status %q (want completed, limit, error, interrupted or pending_approval)", status))
 	}
-	return s.write(ctx, op, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`UPDATE sessions SET status = ?, turns = ?, ended_at = ?,
-			lease_owner = '', lease_pid = 0, lease_host = '', lease_heartbeat = 0
-			WHERE id = ? AND status = ?`), status, turns, time.Now().UnixNano(), id, StatusRunning)
+	return s.writeWith(ctx, op, []string{endSessionSQL}, func(tx *sql.Tx) error {
+		res, err := s.txExec(ctx, tx, endSessionSQL, status, turns, time.Now().UnixNano(), id, StatusRunning)
 		if err != nil {
 			return err
 		}

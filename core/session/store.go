@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
@@ -31,10 +32,12 @@ type Store struct {
 	// handler (which sleeps and polls) keeps concurrent appends fast, and the
 	// wait honours the caller's context.
 	gate chan struct{}
-	// appendEvent is Append's statement, prepared once: parsing it took
-	// most of an append's time.
-	appendEvent *sql.Stmt
-	readOnly    bool // opened read-only: see OpenFile
+	// stmts are the statements of the writes, each prepared on first use
+	// and kept until Close (SQLite only: see writeWith). Parsing a
+	// statement took most of an append's time.
+	stmtMu   sync.Mutex
+	stmts    map[string]*sql.Stmt
+	readOnly bool // opened read-only: see OpenFile
 }
 
 // Open opens the store in the database file path (see Locator.StorePath),
@@ -100,10 +103,6 @@ func openFile(path string, readOnly bool) (*Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	if s.appendEvent, err = db.PrepareContext(ctx, appendEventSQL); err != nil {
-		_ = db.Close()
-		return nil, s.fail("open", err)
-	}
 	return s, nil
 }
 
@@ -155,9 +154,12 @@ func (s *Store) Postgres() bool { return s.pg }
 
 // Close closes the store. Every write has already been committed.
 func (s *Store) Close() error {
-	if s.appendEvent != nil {
-		_ = s.appendEvent.Close()
+	s.stmtMu.Lock()
+	for _, st := range s.stmts {
+		_ = st.Close()
 	}
+	s.stmts = nil
+	s.stmtMu.Unlock()
 	if err := s.closeDB(); err != nil {
 		return s.fail("close", err)
 	}
@@ -175,6 +177,16 @@ func (s *Store) closeDB() error {
 // write runs fn in one write transaction and commits it. Errors from fn are
 // returned wrapped with op and the store's path.
 func (s *Store) write(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
+	return s.writeWith(ctx, op, nil, fn)
+}
+
+// writeWith is write for an fn that runs queries with txExec, txQueryRow
+// or txStmt: on SQLite each is prepared once per Store, before the
+// transaction that first needs it begins (so on the connection the
+// transaction then takes, without opening another), and reused by every
+// later write. A session's commits run the same few statements again and
+// again; preparing one cost about as much as running it.
+func (s *Store) writeWith(ctx context.Context, op string, queries []string, fn func(tx *sql.Tx) error) error {
 	if s.pg {
 		var err error
 		for range 5 {
@@ -190,7 +202,56 @@ func (s *Store) write(ctx context.Context, op string, fn func(tx *sql.Tx) error)
 		return s.fail(op, ctx.Err())
 	}
 	defer func() { <-s.gate }()
+	s.prepare(ctx, queries)
 	return s.writeOnce(ctx, op, fn)
+}
+
+// prepare prepares those of queries that are not prepared yet. One that
+// fails to prepare runs unprepared, and reports its error then.
+func (s *Store) prepare(ctx context.Context, queries []string) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	for _, q := range queries {
+		if s.stmts[q] != nil {
+			continue
+		}
+		st, err := s.db.PrepareContext(ctx, q)
+		if err != nil {
+			continue
+		}
+		if s.stmts == nil {
+			s.stmts = make(map[string]*sql.Stmt)
+		}
+		s.stmts[q] = st
+	}
+}
+
+// txStmt returns the prepared statement of query for tx, nil when it is
+// not prepared (a PostgreSQL store, or query not given to writeWith).
+func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, query string) *sql.Stmt {
+	s.stmtMu.Lock()
+	st := s.stmts[query]
+	s.stmtMu.Unlock()
+	if st == nil {
+		return nil
+	}
+	return tx.StmtContext(ctx, st)
+}
+
+// txExec runs query in tx, prepared when writeWith prepared it.
+func (s *Store) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	if st := s.txStmt(ctx, tx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, s.q(query), args...)
+}
+
+// txQueryRow queries one row in tx, prepared when writeWith prepared it.
+func (s *Store) txQueryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
+	if st := s.txStmt(ctx, tx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return tx.QueryRowContext(ctx, s.q(query), args...)
 }
 
 func (s *Store) writeOnce(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {

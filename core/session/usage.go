@@ -28,7 +28,7 @@ func (s *Store) RecordUsage(ctx context.Context, u Usage) error {
 	if err := checkUsage(u); err != nil {
 		return s.fail(op, err)
 	}
-	return s.write(ctx, op, func(tx *sql.Tx) error {
+	return s.writeWith(ctx, op, []string{sessionExistsSQL, insertUsageSQL}, func(tx *sql.Tx) error {
 		if err := s.sessionExists(ctx, tx, u.Session); err != nil {
 			return err
 		}
@@ -44,13 +44,15 @@ func checkUsage(u Usage) error {
 	return nil
 }
 
+const insertUsageSQL = `INSERT INTO usage (session, turn, model,
+		prompt_tokens, completion_tokens, cache_hit_tokens, cache_miss_tokens,
+		reasoning_tokens, cost_usd, recorded_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
 // insertUsage adds u's row in tx; the session must exist (the foreign key
 // fails otherwise).
 func (s *Store) insertUsage(ctx context.Context, tx *sql.Tx, u Usage) error {
-	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO usage (session, turn, model,
-			prompt_tokens, completion_tokens, cache_hit_tokens, cache_miss_tokens,
-			reasoning_tokens, cost_usd, recorded_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+	_, err := s.txExec(ctx, tx, insertUsageSQL,
 		u.Session, u.Turn, u.Model, u.PromptTokens, u.CompletionTokens, u.CacheHitTokens,
 		u.CacheMissTokens, u.ReasoningTokens, u.CostUSD, time.Now().UnixNano())
 	return err
