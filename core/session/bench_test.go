@@ -169,23 +169,26 @@ func randomText(n int) string {
 // process left it as a clean close leaves it).
 func BenchmarkOpenClose(b *testing.B) {
 	path := tempStore(b)
+	benchProcess(b, path, true)
+	b.ReportAllocs()
+	for b.Loop() {
+		benchProcess(b, path, false)
+	}
+}
+
+// benchProcess opens the store at path, commits a run's writes when run
+// is set (benchRun), and closes it.
+func benchProcess(b *testing.B, path string, run bool) {
+	b.Helper()
 	s, err := Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchRun(b, s)
+	if run {
+		benchRun(b, s)
+	}
 	if err := s.Close(); err != nil {
 		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		s, err := Open(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := s.Close(); err != nil {
-			b.Fatal(err)
-		}
 	}
 }
 
@@ -200,14 +203,7 @@ func BenchmarkRunStore(b *testing.B) {
 		path := tempStore(b)
 		b.ReportAllocs()
 		for b.Loop() {
-			s, err := Open(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			benchRun(b, s)
-			if err := s.Close(); err != nil {
-				b.Fatal(err)
-			}
+			benchProcess(b, path, true)
 		}
 	})
 	b.Run("commits", func(b *testing.B) {
