@@ -6,19 +6,27 @@ import (
 	"unicode/utf8"
 )
 
-// fastChunk decodes the usual shape of a text or reasoning chunk
+// fastChunk decodes the usual shapes of a chunk
 //
 //	{"id":…,"object":…,"created":…,"model":…,"system_fingerprint":…,"service_tier":…,
-//	 "choices":[{"index":0,"delta":{"role":…,"content":…,"reasoning_content":…},
-//	             "logprobs":null,"finish_reason":…}],"usage":null}
+//	 "choices":[{"index":0,"delta":{"role":…,"content":…,"reasoning_content":…,
+//	                                "tool_calls":[{"index":0,"id":…,"type":…,
+//	                                               "function":{"name":…,"arguments":…}}]},
+//	             "logprobs":null,"finish_reason":…}],
+//	 "usage":null or {"prompt_tokens":…,"completion_tokens":…,"total_tokens":…,
+//	                  "prompt_tokens_details":{"cached_tokens":…},
+//	                  "completion_tokens_details":{"reasoning_tokens":…},
+//	                  "prompt_cache_hit_tokens":…,"prompt_cache_miss_tokens":…}}
 //
-// without reflection. It reports false, leaving c in any state, for
-// anything it does not fully understand: another key (tool_calls, error,
-// a usage object, a key in another case or with escapes), a repeated key,
-// a nested value where it expects a scalar, invalid UTF-8, a lone
-// surrogate, a number that is not a plain integer index, invalid JSON.
-// decodeChunk then decodes the payload with the full decoder;
-// FuzzDecodeMatchesEncodingJSON holds an accepted result to encoding/json's.
+// without reflection: text, reasoning and tool-call deltas and the finish
+// chunk with its usage, all a turn streams. It reports false, leaving c
+// in any state, for anything it does not fully understand: another key
+// (error, refusal, a key in another case or with escapes), a repeated
+// key, a nested value where it expects a scalar, invalid UTF-8, a lone
+// surrogate, a number that is not a plain integer where one is decoded,
+// invalid JSON. decodeChunk then decodes the payload with the full
+// decoder; FuzzDecodeMatchesEncodingJSON holds an accepted result to
+// encoding/json's.
 func fastChunk(p []byte, c *wireChunk) bool {
 	s := chunkScanner{b: p}
 	ok := s.members(chunkKey, func(field int) bool {
@@ -26,7 +34,7 @@ func fastChunk(p []byte, c *wireChunk) bool {
 		case 0:
 			return s.choices(c)
 		case 1:
-			return s.literal("null")
+			return s.usage(&c.Usage)
 		default:
 			return s.scalar()
 		}
@@ -125,6 +133,66 @@ func deltaKey(k []byte) int {
 		return 1
 	case "role":
 		return 2
+	case "tool_calls":
+		return 3
+	}
+	return -1
+}
+
+func toolCallKey(k []byte) int {
+	switch string(k) {
+	case "index":
+		return 0
+	case "id":
+		return 1
+	case "function":
+		return 2
+	case "type":
+		return 3
+	}
+	return -1
+}
+
+func functionKey(k []byte) int {
+	switch string(k) {
+	case "name":
+		return 0
+	case "arguments":
+		return 1
+	}
+	return -1
+}
+
+func usageKey(k []byte) int {
+	switch string(k) {
+	case "prompt_tokens":
+		return 0
+	case "completion_tokens":
+		return 1
+	case "prompt_cache_hit_tokens":
+		return 2
+	case "prompt_cache_miss_tokens":
+		return 3
+	case "prompt_tokens_details":
+		return 4
+	case "completion_tokens_details":
+		return 5
+	case "total_tokens":
+		return 6
+	}
+	return -1
+}
+
+func cachedTokensKey(k []byte) int {
+	if string(k) == "cached_tokens" {
+		return 0
+	}
+	return -1
+}
+
+func reasoningTokensKey(k []byte) int {
+	if string(k) == "reasoning_tokens" {
+		return 0
 	}
 	return -1
 }
@@ -414,9 +482,135 @@ func (s *chunkScanner) delta(d *wireDelta) bool {
 			d.Content, ok = s.nullableString()
 		case 1:
 			d.ReasoningContent, ok = s.nullableString()
+		case 3:
+			ok = s.toolCalls(&d.ToolCalls)
 		default:
 			_, ok = s.nullableString()
 		}
 		return ok
 	})
+}
+
+// toolCalls reads null or an array of tool-call deltas.
+func (s *chunkScanner) toolCalls(calls *[]wireToolCallDelta) bool {
+	if !s.eat('[') {
+		return s.literal("null")
+	}
+	*calls = make([]wireToolCallDelta, 0, 1)
+	if s.eat(']') {
+		return true
+	}
+	for {
+		*calls = append(*calls, wireToolCallDelta{})
+		if !s.toolCall(&(*calls)[len(*calls)-1]) {
+			return false
+		}
+		if s.eat(',') {
+			continue
+		}
+		return s.eat(']')
+	}
+}
+
+func (s *chunkScanner) toolCall(tc *wireToolCallDelta) bool {
+	return s.members(toolCallKey, func(field int) bool {
+		var ok bool
+		switch field {
+		case 0:
+			if s.next() == 'n' {
+				return s.literal("null")
+			}
+			var n int
+			ok = s.index(&n)
+			tc.Index = &n
+		case 1:
+			tc.ID, ok = s.nullableString()
+		case 2:
+			if s.next() == 'n' {
+				return s.literal("null") // leaves the struct as it is
+			}
+			ok = s.members(functionKey, func(field int) bool {
+				var ok bool
+				if field == 0 {
+					tc.Function.Name, ok = s.nullableString()
+				} else {
+					tc.Function.Arguments, ok = s.nullableString()
+				}
+				return ok
+			})
+		default:
+			_, ok = s.nullableString()
+		}
+		return ok
+	})
+}
+
+// usage reads null or a usage object.
+func (s *chunkScanner) usage(u **wireUsage) bool {
+	if s.next() == 'n' {
+		return s.literal("null")
+	}
+	*u = &wireUsage{}
+	v := *u
+	return s.members(usageKey, func(field int) bool {
+		switch field {
+		case 0:
+			return s.int64(&v.PromptTokens)
+		case 1:
+			return s.int64(&v.CompletionTokens)
+		case 2:
+			return s.nullableInt64(&v.PromptCacheHitTokens)
+		case 3:
+			return s.nullableInt64(&v.PromptCacheMissTokens)
+		case 4:
+			if s.next() == 'n' {
+				return s.literal("null")
+			}
+			v.PromptTokensDetails = &wirePromptDetails{}
+			return s.members(cachedTokensKey, func(int) bool { return s.nullableInt64(&v.PromptTokensDetails.CachedTokens) })
+		case 5:
+			if s.next() == 'n' {
+				return s.literal("null")
+			}
+			v.CompletionTokensDetails = &wireCompletionDetails{}
+			return s.members(reasoningTokensKey, func(int) bool {
+				return s.nullableInt64(&v.CompletionTokensDetails.ReasoningTokens)
+			})
+		default:
+			return s.scalar()
+		}
+	})
+}
+
+// int64 reads null (leaving v as it is) or an integer without fraction
+// or exponent that surely fits an int64.
+func (s *chunkScanner) int64(v *int64) bool {
+	if s.next() == 'n' {
+		return s.literal("null")
+	}
+	start := s.i
+	if s.i < len(s.b) && s.b[s.i] == '-' {
+		s.i++
+	}
+	digits := s.i
+	if n := s.digits(); n == 0 || n > 18 || n > 1 && s.b[digits] == '0' {
+		return false
+	}
+	if s.i < len(s.b) && (s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		return false
+	}
+	n, err := strconv.ParseInt(string(s.b[start:s.i]), 10, 64)
+	*v = n
+	return err == nil
+}
+
+// nullableInt64 reads null (nil) or an integer as int64 does.
+func (s *chunkScanner) nullableInt64(v **int64) bool {
+	if s.next() == 'n' {
+		*v = nil
+		return s.literal("null")
+	}
+	n := new(int64)
+	*v = n
+	return s.int64(n)
 }

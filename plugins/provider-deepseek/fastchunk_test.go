@@ -31,8 +31,37 @@ func TestFastChunk(t *testing.T) {
 		{"second choice", `{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}}]}`, true},
 		{"created as a float", `{"created":1.5e3,"choices":[]}`, true},
 
-		{"usage object", `{"choices":[],"usage":{"prompt_tokens":3}}`, false},
-		{"tool calls", sprintf(usual, `{"tool_calls":[{"index":0,"function":{"arguments":"{"}}]}`, `null`), false},
+		{"usage object", `{"choices":[],"usage":{"prompt_tokens":3}}`, true},
+		{"finish with usage", sprintf(usual[:len(usual)-len(`"usage":null}`)], `{"content":"","reasoning_content":null}`, `"tool_calls"`) +
+			`"usage":{"prompt_tokens":339,"completion_tokens":83,"total_tokens":422,"prompt_tokens_details":{"cached_tokens":320},"completion_tokens_details":{"reasoning_tokens":39},"prompt_cache_hit_tokens":320,"prompt_cache_miss_tokens":19}}`, true},
+		{"usage with nulls", `{"usage":{"prompt_tokens":null,"prompt_cache_hit_tokens":null,"prompt_tokens_details":null,"completion_tokens_details":{"reasoning_tokens":null}}}`, true},
+		{"usage with empty details", `{"usage":{"prompt_tokens":-0,"completion_tokens":0,"prompt_tokens_details":{},"completion_tokens_details":{}}}`, true},
+		{"tool call start", sprintf(usual, `{"tool_calls":[{"index":0,"id":"call_00_ioIn7yN9p1ZOMNpDLwd4MgAF","type":"function","function":{"name":"weather","arguments":""}}]}`, `null`), true},
+		{"tool call arguments", sprintf(usual, `{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\": \"北京\"}"}}]}`, `null`), true},
+		{"tool calls with nulls", sprintf(usual, `{"content":null,"tool_calls":[{"index":null,"id":null,"type":null,"function":{"name":null,"arguments":null}},{"function":null},{}]}`, `null`), true},
+		{"no tool calls", sprintf(usual, `{"tool_calls":[]}`, `null`), true},
+		{"null tool calls", sprintf(usual, `{"tool_calls":null}`, `null`), true},
+		{"two tool calls", sprintf(usual, `{"tool_calls":[{"index":0,"function":{"arguments":"{}"}},{"index":1,"id":"b","function":{"name":"n"}}]}`, `null`), true},
+
+		{"fractional token count", `{"usage":{"prompt_tokens":3.0}}`, false},
+		{"token count with exponent", `{"usage":{"completion_tokens":1e3}}`, false},
+		{"token count beyond 18 digits", `{"usage":{"prompt_tokens":1234567890123456789}}`, false},
+		{"token count with a leading zero", `{"usage":{"prompt_tokens":012}}`, false},
+		{"token count as a string", `{"usage":{"prompt_tokens":"3"}}`, false},
+		{"unknown usage key", `{"usage":{"prompt_tokens":3,"cost":1}}`, false},
+		{"unknown details key", `{"usage":{"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":null}}}`, false},
+		{"usage as an array", `{"usage":[]}`, false},
+		{"nested total", `{"usage":{"total_tokens":{"n":1}}}`, false},
+		{"duplicate usage key", `{"usage":{"prompt_tokens":1,"prompt_tokens":2}}`, false},
+		{"negative tool call index", sprintf(usual, `{"tool_calls":[{"index":-1}]}`, `null`), false},
+		{"unknown tool call key", sprintf(usual, `{"tool_calls":[{"index":0,"extra":1}]}`, `null`), false},
+		{"unknown function key", sprintf(usual, `{"tool_calls":[{"index":0,"function":{"name":"n","parameters":"x"}}]}`, `null`), false},
+		{"tool call as a string", sprintf(usual, `{"tool_calls":["x"]}`, `null`), false},
+		{"tool calls as an object", sprintf(usual, `{"tool_calls":{"index":0}}`, `null`), false},
+		{"arguments as an object", sprintf(usual, `{"tool_calls":[{"index":0,"function":{"arguments":{}}}]}`, `null`), false},
+		{"function as a string", sprintf(usual, `{"tool_calls":[{"index":0,"function":"f"}]}`, `null`), false},
+		{"type as an object", sprintf(usual, `{"tool_calls":[{"index":0,"type":{}}]}`, `null`), false},
+		{"legacy function_call", sprintf(usual, `{"content":"","function_call":null}`, `null`), false},
 		{"error", `{"error":{"message":"m"}}`, false},
 		{"null error", `{"error":null}`, false},
 		{"unknown top-level key", `{"choices":[],"extra":1}`, false},
@@ -80,10 +109,12 @@ func TestFastChunk(t *testing.T) {
 	}
 }
 
-// TestFastChunkTakesRecordedTextChunks: every recorded text or reasoning
-// chunk without usage takes the fast path, so it cannot silently stop
-// being used; and what it takes from the recordings matches encoding/json.
-func TestFastChunkTakesRecordedTextChunks(t *testing.T) {
+// TestFastChunkTakesRecordedChunks: every recorded chunk of DeepSeek's
+// shapes (text, reasoning, tool calls, usage) takes the fast path, so it
+// cannot silently stop being used; and what it takes from the recordings
+// matches encoding/json. Other servers' extra keys (refusal,
+// function_call, audio_tokens) and errors go to the full decoder.
+func TestFastChunkTakesRecordedChunks(t *testing.T) {
 	accepted := 0
 	for _, chunk := range fixtureChunks(t) {
 		var want, fast wireChunk
@@ -96,14 +127,13 @@ func TestFastChunkTakesRecordedTextChunks(t *testing.T) {
 			}
 			continue
 		}
-		plain := errWant == nil && want.Usage == nil && want.Error == nil && len(want.Choices) == 1 &&
-			want.Choices[0].Delta.ToolCalls == nil && bytes.Contains(chunk, []byte(`"usage":null`)) &&
-			!bytes.Contains(chunk, []byte(`"refusal"`)) && !bytes.Contains(chunk, []byte(`"function_call"`))
-		if plain {
-			t.Errorf("%s: a plain text chunk goes to the full decoder", chunk)
+		deepseekShape := errWant == nil && want.Error == nil && !bytes.Contains(chunk, []byte(`"refusal"`)) &&
+			!bytes.Contains(chunk, []byte(`"function_call"`)) && !bytes.Contains(chunk, []byte(`"audio_tokens"`))
+		if deepseekShape {
+			t.Errorf("%s: a chunk of DeepSeek's shape goes to the full decoder", chunk)
 		}
 	}
-	if accepted < 700 {
+	if accepted < 1000 {
 		t.Fatalf("only %d recorded chunks take the fast path", accepted)
 	}
 	t.Logf("%d recorded chunks take the fast path", accepted)

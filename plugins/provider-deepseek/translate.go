@@ -33,25 +33,31 @@ type wireDelta struct {
 }
 
 type wireToolCallDelta struct {
-	Index    *int    `json:"index"`
-	ID       *string `json:"id"`
-	Function struct {
-		Name      *string `json:"name"`
-		Arguments *string `json:"arguments"`
-	} `json:"function"`
+	Index    *int              `json:"index"`
+	ID       *string           `json:"id"`
+	Function wireFunctionDelta `json:"function"`
+}
+
+type wireFunctionDelta struct {
+	Name      *string `json:"name"`
+	Arguments *string `json:"arguments"`
 }
 
 type wireUsage struct {
-	PromptTokens          int64  `json:"prompt_tokens"`
-	CompletionTokens      int64  `json:"completion_tokens"`
-	PromptCacheHitTokens  *int64 `json:"prompt_cache_hit_tokens"`
-	PromptCacheMissTokens *int64 `json:"prompt_cache_miss_tokens"`
-	PromptTokensDetails   *struct {
-		CachedTokens *int64 `json:"cached_tokens"`
-	} `json:"prompt_tokens_details"`
-	CompletionTokensDetails *struct {
-		ReasoningTokens *int64 `json:"reasoning_tokens"`
-	} `json:"completion_tokens_details"`
+	PromptTokens            int64                  `json:"prompt_tokens"`
+	CompletionTokens        int64                  `json:"completion_tokens"`
+	PromptCacheHitTokens    *int64                 `json:"prompt_cache_hit_tokens"`
+	PromptCacheMissTokens   *int64                 `json:"prompt_cache_miss_tokens"`
+	PromptTokensDetails     *wirePromptDetails     `json:"prompt_tokens_details"`
+	CompletionTokensDetails *wireCompletionDetails `json:"completion_tokens_details"`
+}
+
+type wirePromptDetails struct {
+	CachedTokens *int64 `json:"cached_tokens"`
+}
+
+type wireCompletionDetails struct {
+	ReasoningTokens *int64 `json:"reasoning_tokens"`
 }
 
 // toUsage converts wire usage. Cache hits come from DeepSeek's

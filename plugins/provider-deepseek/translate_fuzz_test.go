@@ -117,6 +117,9 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 		`{"choices":[{"index":0,"delta":{"content":"\ud83d\ude00 \u00e9\n\"\\\/\b\f\r\t"}}]}`,
 		`{"choices":[{"index":0,"delta":{"content":"\ud83d"}}]}`, `{"choices":[{"index":0,"delta":{"content":"\udc00\ud83d"}}]}`,
 		`{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}],"usage":null}`,
+		`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"n","arguments":""}}]}}]}`,
+		`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":null,"function":null},{}]}}],"usage":{"prompt_tokens":null,"total_tokens":1.5}}`,
+		`{"usage":{"prompt_tokens":-0,"completion_tokens":123456789012345678,"prompt_tokens_details":{"cached_tokens":null},"completion_tokens_details":{}}}`,
 	} {
 		f.Add([]byte(seed))
 	}
