@@ -227,13 +227,17 @@ func (c *cli) run(args []string, f runFlags) error {
 			break
 		}
 	}
+	// The loop is done and no plugin is called again: they stop while the
+	// session's end is recorded and the result printed. r.Close (deferred)
+	// waits until every one is reaped, after the result is out and the exit
+	// code decided.
+	r.StopPlugins()
 	if err := r.End(ctx, out.Status); err != nil {
 		fmt.Fprintf(c.stderr, "harness: closing the session: %v\n", err)
 	}
 	view.closing(r.SessionID(), out, r.Totals())
-	// The result is out and the exit code decided: whoever reads standard
-	// output sees its end now, not after the plugins are stopped. r.Close
-	// (deferred) still reaps every plugin before the process exits.
+	// Whoever reads standard output sees its end now, not after the plugins
+	// are reaped and the store is closed.
 	c.endOutput()
 	if out.Status == agent.StatusInterrupted {
 		return silentExit(interruptedExit(ctx))

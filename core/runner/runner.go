@@ -88,6 +88,13 @@ type Runner struct {
 	// heartbeat (nil while nothing is held).
 	lease    session.Lease
 	stopBeat func()
+	// released says the session's end let its lease go (EndSession), so
+	// Close has nothing to release.
+	released bool
+	// stopping stops the plugins and MCP servers once (StopPlugins);
+	// stopped is closed when they are stopped.
+	stopping sync.Once
+	stopped  chan struct{}
 	rec      *tools.StoreRecorder
 	loopCfg  agent.Config
 	loop     *agent.Loop
@@ -734,27 +741,57 @@ func (r *Runner) EndWith(ctx context.Context, status string, t agent.Totals) err
 	// commits included) before the run's closing line is printed.
 	err := r.rec.Record(ctx, event.SessionEnded{Status: status, Turns: t.Turns, Tokens: t.Tokens, CostUSD: t.CostUSD, PendingActions: t.Pending})
 	err = errors.Join(err, r.rec.Flush(ctx))
-	return errors.Join(err, r.store.EndSession(ctx, r.session, status, t.Turns))
+	if endErr := r.store.EndSession(ctx, r.session, status, t.Turns); endErr != nil {
+		return errors.Join(err, endErr)
+	}
+	r.released = true
+	return err
+}
+
+// StopPlugins begins stopping every plugin process and MCP server and
+// returns at once: a run whose loop is done needs none of them to record
+// its end and print its result, so they stop meanwhile. Close waits until
+// they are stopped (reaped); no plugin call may follow.
+func (r *Runner) StopPlugins() {
+	r.stopping.Do(func() {
+		r.stopped = make(chan struct{})
+		go func() {
+			defer close(r.stopped)
+			<-r.warmed
+			if r.bridge != nil {
+				r.bridge.Close()
+			}
+			r.host.Close()
+		}()
+	})
 }
 
 // Close stops every plugin, lets go of the session's lease and closes the
-// store.
-func (r *Runner) Close() error {
-	<-r.warmed
+// store. The plugins stop while the store closes (its close checkpoints
+// the WAL into the database file: a write and an fsync or two, 2-8 ms),
+// and both are done before Close returns: a store that fails or is slow to
+// close still leaves no plugin running.
+func (r *Runner) Close() error { return r.shutdown(r.closeStore) }
+
+// shutdown stops the plugins while closeStore runs and returns its error
+// once they are stopped too.
+func (r *Runner) shutdown(closeStore func() error) error {
+	r.StopPlugins()
+	err := closeStore()
+	<-r.stopped
+	return err
+}
+
+// closeStore lets go of the session's lease, unless its end already did,
+// and closes the store.
+func (r *Runner) closeStore() error {
 	if r.stopBeat != nil {
 		r.stopBeat()
-		_ = r.store.Release(context.Background(), r.session, r.lease.Owner)
+		if !r.released {
+			_ = r.store.Release(context.Background(), r.session, r.lease.Owner)
+		}
 	}
-	// The store's close checkpoints its WAL into the database file (a
-	// write and an fsync, 2-8 ms) while the plugins stop, not after: both
-	// are done before Close returns.
-	stored := make(chan error, 1)
-	go func() { stored <- r.store.Close() }()
-	if r.bridge != nil {
-		r.bridge.Close()
-	}
-	r.host.Close()
-	return <-stored
+	return r.store.Close()
 }
 
 // newRecorder returns what commits the session's events and then hands them
