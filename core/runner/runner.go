@@ -82,8 +82,14 @@ type Runner struct {
 	streamHooks []llm.StreamHook
 	system      string
 
-	warmed  chan struct{} // closed when the agent's tool plugins have started
-	session string
+	// warmed is closed when the agent's tool plugins have started, the
+	// configuration is checked against what they offer (checked) and, if
+	// it holds and the store opened, the agent's tools are set up
+	// (toolsErr: prepareTools).
+	warmed   chan struct{}
+	checked  hcl.Diagnostics
+	toolsErr error
+	session  string
 	// lease is this run's hold on its session; stopBeat stops its
 	// heartbeat (nil while nothing is held).
 	lease    session.Lease
@@ -135,18 +141,10 @@ func Open(ctx context.Context, opts Options) (*Runner, error) {
 		return nil, &ConfigError{Diags: diags}
 	}
 	r.catalog = cat
-	// Start the tool plugins while the providers start: a run pays for the
-	// slowest start, not the sum. What they offer is checked against the
-	// configuration as `validate` checks it, before any session exists.
-	r.warmed = make(chan struct{})
-	go func() {
-		defer close(r.warmed)
-		_ = cat.DescribeFor(ctx, ag.Tools)
-	}()
-	// The store opens while the plugins start too, and so do the
-	// metaschemas the tools' input schemas are checked against when a tool
-	// may not be a built-in (a built-in's schema is the build's own, not
-	// checked again: tools.Registry.Add); a configuration problem is still
+	// The store opens while the plugins start, and so do the metaschemas
+	// the tools' input schemas are checked against when a tool may not be
+	// a built-in (a built-in's schema is the build's own, not checked
+	// again: tools.Registry.Add); a configuration problem is still
 	// reported before a store problem.
 	type opened struct {
 		store *session.Store
@@ -160,18 +158,36 @@ func Open(ctx context.Context, opts Options) (*Runner, error) {
 	if !onlyBuiltinTools(cfg, cat) {
 		go tools.WarmSchemas()
 	}
+	// Start the tool plugins while the providers start: a run pays for the
+	// slowest start, not the sum. What they offer is checked against the
+	// configuration as `validate` checks it, before any session exists,
+	// and the agent's tools are set up while the providers still start.
+	var st opened
+	r.warmed = make(chan struct{})
+	go func() {
+		defer close(r.warmed)
+		_ = cat.DescribeFor(ctx, ag.Tools)
+		r.checked = r.check()
+		st = <-storeCh
+		if !r.checked.HasErrors() && st.err == nil && ctx.Err() == nil {
+			r.store = st.store
+			r.toolsErr = r.setupTools(ctx)
+		}
+	}()
 	modelsErr := r.openModels(ctx)
 	<-r.warmed
-	st := <-storeCh
 	fail := func(err error) (*Runner, error) {
+		if r.bridge != nil {
+			r.bridge.Close()
+		}
 		if st.store != nil {
 			_ = st.store.Close()
 		}
 		host.Close()
 		return nil, err
 	}
-	if diags := r.check(); diags.HasErrors() && ctx.Err() == nil {
-		return fail(&ConfigError{Diags: diags})
+	if r.checked.HasErrors() && ctx.Err() == nil {
+		return fail(&ConfigError{Diags: r.checked})
 	}
 	if modelsErr != nil {
 		return fail(modelsErr)
@@ -179,7 +195,9 @@ func Open(ctx context.Context, opts Options) (*Runner, error) {
 	if st.err != nil {
 		return fail(st.err)
 	}
-	r.store = st.store
+	if r.store == nil { // the context ended before the tools were set up
+		r.store, r.toolsErr = st.store, ctx.Err()
+	}
 	return r, nil
 }
 
@@ -386,14 +404,17 @@ func (r *Runner) build(ctx context.Context) error {
 	return nil
 }
 
-// prepareTools starts the agent's tool sources (plugins, MCP servers) and
-// hooks: what can fail for reasons of configuration fails here, before a
-// new session is created. It runs once.
-func (r *Runner) prepareTools(ctx context.Context) error {
-	if r.registry != nil {
-		return nil
-	}
+// prepareTools returns how setting up the agent's tools went: what can
+// fail for reasons of configuration fails here, before a new session is
+// created. Open set them up while the providers started.
+func (r *Runner) prepareTools(context.Context) error {
 	<-r.warmed
+	return r.toolsErr
+}
+
+// setupTools starts the agent's tool sources (plugins, MCP servers) and
+// hooks, once the configuration is checked and the store is open.
+func (r *Runner) setupTools(ctx context.Context) error {
 	protected := protectedPaths(r.cfg, r.store.File(), r.opts.StateDir, r.opts.SelfExe)
 	reg, err := tools.Build(ctx, tools.Setup{Config: r.cfg, Agent: r.agent, Catalog: r.catalog, Logger: r.opts.Logger,
 		Protected: approval.ProtectedPaths(protected)})
