@@ -145,6 +145,7 @@ func (c *cli) run(args []string, f runFlags) error {
 		return c.openError(cfg, err)
 	}
 	defer r.Close()
+	r.PrepareModel(ctx)
 
 	if resuming {
 		id := f.resume

@@ -39,6 +39,10 @@ type Client struct {
 
 	mu      sync.Mutex
 	handles map[bindingKey]sdk.Handle
+	// preparing holds, per binding being prepared, a channel closed when
+	// its Prepare returns: a request that needs the handle meanwhile waits
+	// for it instead of preparing again.
+	preparing map[bindingKey]chan struct{}
 }
 
 // NewClient returns a Client over the providers that streamers resolves. The
@@ -58,7 +62,7 @@ func NewClient(streamers StreamerResolver, opts Options) *Client {
 	if random == nil {
 		random = rand.Float64
 	}
-	c := &Client{streamers: streamers, handles: map[bindingKey]sdk.Handle{}}
+	c := &Client{streamers: streamers, handles: map[bindingKey]sdk.Handle{}, preparing: map[bindingKey]chan struct{}{}}
 	logger := opts.Logger
 	if logger == nil {
 		logger = hclog.NewNullLogger()
@@ -191,22 +195,46 @@ func keyOf(b Binding) bindingKey {
 	return k
 }
 
+// Prepare prepares the handle of b ahead of its first request, unless one
+// is kept: the provider's PrepareCall then runs while the caller does what
+// comes before the request (a request that comes first waits for it). A
+// failure is not kept: the request prepares again and meets it itself.
+func (c *Client) Prepare(ctx context.Context, b Binding) {
+	if s, err := c.streamers(b.Provider); err == nil {
+		_, _ = c.handle(ctx, s, b)
+	}
+}
+
 func (c *Client) handle(ctx context.Context, s Streamer, b Binding) (sdk.Handle, error) {
 	k := keyOf(b)
-	c.mu.Lock()
-	h, ok := c.handles[k]
-	c.mu.Unlock()
-	if ok {
-		return h, nil
+	for {
+		c.mu.Lock()
+		if h, ok := c.handles[k]; ok {
+			c.mu.Unlock()
+			return h, nil
+		}
+		wait, busy := c.preparing[k]
+		if !busy {
+			done := make(chan struct{})
+			c.preparing[k] = done
+			c.mu.Unlock()
+			h, err := s.Prepare(ctx, b)
+			c.mu.Lock()
+			delete(c.preparing, k)
+			if err == nil {
+				c.handles[k] = h
+			}
+			c.mu.Unlock()
+			close(done)
+			return h, err
+		}
+		c.mu.Unlock()
+		select {
+		case <-wait: // kept, or failed: then this call prepares
+		case <-ctx.Done():
+			return sdk.Handle{}, ctx.Err()
+		}
 	}
-	h, err := s.Prepare(ctx, b)
-	if err != nil {
-		return sdk.Handle{}, err
-	}
-	c.mu.Lock()
-	c.handles[k] = h
-	c.mu.Unlock()
-	return h, nil
 }
 
 // forget drops the kept handle of b if it is still h (a concurrent call may

@@ -591,6 +591,16 @@ func (r *Runner) Executor(ctx context.Context, sessionID string) (*tools.Executo
 	return r.executor, nil
 }
 
+// PrepareModel has the provider prepare the agent's first model now, in
+// the background, for a run whose loop runs in this process: its
+// PrepareCall is then done while the session is created or reopened, off
+// the first request's path. Close may follow at any time.
+func (r *Runner) PrepareModel(ctx context.Context) {
+	if len(r.bindings) > 0 {
+		go r.client.Prepare(ctx, r.bindings[0])
+	}
+}
+
 // Start opens a new session with the task as its first message.
 func (r *Runner) Start(ctx context.Context, task string) error {
 	model := ""
