@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
 )
 
 // busyTimeoutMS is how long a write waits for another process that holds
@@ -77,10 +76,7 @@ func openFile(path string, readOnly bool) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session store %q: %w", path, err)
 	}
-	db, err := sql.Open("sqlite", dsn(abs, readOnly))
-	if err != nil {
-		return nil, fmt.Errorf("session store %s: open: %w", abs, err)
-	}
+	db := sql.OpenDB(connector(dsn(abs, readOnly)))
 	s := &Store{db: db, path: abs, name: abs, gate: make(chan struct{}, 1), readOnly: readOnly}
 	ctx := context.Background()
 	err = db.PingContext(ctx)
@@ -89,9 +85,7 @@ func openFile(path string, readOnly bool) (*Store, error) {
 		// folder cannot get: read the database file alone. Commits still in
 		// a -wal file that no checkpoint moved in are not seen.
 		_ = db.Close()
-		if db, err = sql.Open("sqlite", dsn(abs, readOnly)+"&immutable=1"); err != nil {
-			return nil, fmt.Errorf("session store %s: open: %w", abs, err)
-		}
+		db = sql.OpenDB(connector(dsn(abs, readOnly) + "&immutable=1"))
 		s.db = db
 		err = db.PingContext(ctx)
 	}
@@ -103,6 +97,9 @@ func openFile(path string, readOnly bool) (*Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
+	if !readOnly {
+		s.boundWAL(ctx)
+	}
 	return s, nil
 }
 
@@ -113,6 +110,10 @@ func dsn(path string, readOnly bool) string {
 	q := url.Values{}
 	q.Set("_busy_timeout", fmt.Sprint(busyTimeoutMS))
 	q.Set("_journal_mode", "WAL")
+	// The log is truncated back to walLimit when it restarts after a
+	// checkpoint: its size then says how much a checkpoint has not moved
+	// into the database yet (boundWAL).
+	q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walLimit))
 	// NORMAL: in WAL mode a commit is in the log, handed to the kernel,
 	// before Append returns, so it survives any crash of the process (kill
 	// -9 included); the log is synced to the disk at checkpoints. FULL would

@@ -84,6 +84,7 @@ func TestPragmas(t *testing.T) {
 		{"synchronous", "1"}, // NORMAL
 		{"foreign_keys", "1"},
 		{"busy_timeout", "10000"},
+		{"journal_size_limit", fmt.Sprint(walLimit)},
 	}
 	for _, tt := range tests {
 		var got string
