@@ -634,7 +634,7 @@ func TestFaultStore(t *testing.T) {
 	}{
 		{name: "disk_full", wrap: []string{"unshare", "--mount", "--propagation", "private"}, needs: []string{"unshare", "mount"}, env: []string{"TMPFS_SIZE=384k", "LIMIT="},
 			hint: "the disk is full", skipWhen: 98},
-		{name: "file_size_limit", needs: []string{"prlimit"}, env: []string{"TMPFS_SIZE=", "LIMIT=prlimit --fsize=131072"},
+		{name: "file_size_limit", needs: []string{"prlimit"}, env: []string{"TMPFS_SIZE=", "LIMIT=prlimit --fsize=393216"},
 			hint: "the operating system reported an I/O error"},
 	}
 	for _, tt := range tests {

@@ -26,6 +26,14 @@
 // a checkpoint; the store stays consistent either way. Event numbers are gap-free per session even when several
 // goroutines or processes append at once.
 //
+// What a SQLite store spends per process is kept small, since every
+// harness process opens one: opening a current store reads its version in
+// one statement and runs no DDL; each statement of the writes is prepared
+// once per Store, on first use (Store.writeWith); closing leaves the
+// write-ahead log for the next process to read instead of checkpointing
+// it on the way out, and an open checkpoints a log grown past walLimit
+// (wal.go, docs/reliability.md "The store's write-ahead log").
+//
 // The package decides nothing. It does not judge whether an action should be
 // approved, whether a budget is spent or what an event means; it only keeps
 // the state machine of records honest (an action is decided once, a result
