@@ -621,12 +621,19 @@ func (r *Runner) Start(ctx context.Context, task string) error {
 	r.keepAlive()
 	r.rec = r.newRecorder()
 	text := prompt.TaskMessage(task, r.opts.Now().Format("2006-01-02"), r.cfg.Workspace)
-	if err := r.rec.Record(ctx, event.SessionStarted{
-		Agent: r.agent.Name, Model: model, Workspace: r.cfg.Workspace, Config: r.cfg.Path, Task: text, Engine: r.opts.Engine,
-	}); err != nil {
-		return err
+	// The executor and the system prompt are built while session.started
+	// commits; what failing to build records follows it.
+	started := make(chan error, 1)
+	go func() {
+		started <- r.rec.Record(ctx, event.SessionStarted{
+			Agent: r.agent.Name, Model: model, Workspace: r.cfg.Workspace, Config: r.cfg.Path, Task: text, Engine: r.opts.Engine,
+		})
+	}()
+	err = r.build(ctx)
+	if startErr := <-started; startErr != nil {
+		return startErr
 	}
-	if err := r.build(ctx); err != nil {
+	if err != nil {
 		e := sdk.AsError(err)
 		_ = r.rec.Record(ctx, event.Error{Kind: e.Kind, Message: e.Message})
 		return err
