@@ -29,7 +29,7 @@ func (q *requests) message() sdk.Message { return sdktest.RandomMessage(q.r) }
 func (q *requests) step() {
 	q.t.Helper()
 	msgs := q.req.Messages
-	switch op := q.r.IntN(20); {
+	switch op := q.r.IntN(21); {
 	case op < 9: // the turn's new messages
 		for range 1 + q.r.IntN(3) {
 			msgs = append(msgs, q.message())
@@ -66,6 +66,13 @@ func (q *requests) step() {
 			Parameters: json.RawMessage(params[q.r.IntN(len(params))])})
 		q.req.ToolChoice = []string{"", "auto", "none", "required", "read_file"}[q.r.IntN(5)]
 		q.req.MaxOutput, q.req.Temperature = int64(q.r.IntN(3)*1000), float64(q.r.IntN(3))/2
+	case op < 19 && len(q.req.Tools) > 0: // the caller's tool definitions, mutated in place
+		t := &q.req.Tools[q.r.IntN(len(q.req.Tools))]
+		if len(t.Parameters) > 0 && q.r.IntN(2) == 0 {
+			t.Parameters[len(t.Parameters)-1] = ' '
+		} else {
+			t.Description += "x"
+		}
 	default:
 		q.req.Tools = nil
 	}

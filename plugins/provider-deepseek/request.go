@@ -76,18 +76,49 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // buildRequest translates an SDK request into DeepSeek's chat completions
 // body.
 func buildRequest(req sdk.StreamRequest) wireRequest {
-	w, thinking := buildHead(req)
+	w, thinking := buildHead(headOf(req))
 	for _, m := range req.Messages {
 		w.Messages = append(w.Messages, buildMessage(m, req.ReplayReasoning, thinking))
 	}
 	return w
 }
 
+// head is what the body has of a request besides its messages.
+type head struct {
+	model       string
+	thinking    bool
+	temperature float64
+	maxOutput   int64
+	toolChoice  string
+	tools       []sdk.ToolDefinition
+}
+
+func headOf(req sdk.StreamRequest) head {
+	return head{model: req.Model.ID, thinking: req.Thinking, temperature: req.Temperature, maxOutput: req.MaxOutput,
+		toolChoice: req.ToolChoice, tools: req.Tools}
+}
+
+func (h head) equal(o head) bool {
+	return h.model == o.model && h.thinking == o.thinking && h.temperature == o.temperature && h.maxOutput == o.maxOutput &&
+		h.toolChoice == o.toolChoice && slices.EqualFunc(h.tools, o.tools, func(a, b sdk.ToolDefinition) bool {
+		return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.Parameters, b.Parameters)
+	})
+}
+
+// clone is h with tools of its own: the caller may reuse its slices.
+func (h head) clone() head {
+	h.tools = slices.Clone(h.tools)
+	for i := range h.tools {
+		h.tools[i].Parameters = bytes.Clone(h.tools[i].Parameters)
+	}
+	return h
+}
+
 // buildHead translates all of a request but its messages, and says
 // whether it is in thinking mode.
-func buildHead(req sdk.StreamRequest) (wireRequest, bool) {
-	mode := thinkingModeOf(req.Model.ID)
-	thinking := req.Thinking
+func buildHead(req head) (wireRequest, bool) {
+	mode := thinkingModeOf(req.model)
+	thinking := req.thinking
 	switch mode {
 	case thinkingFixedOff:
 		thinking = false
@@ -95,10 +126,10 @@ func buildHead(req sdk.StreamRequest) (wireRequest, bool) {
 		thinking = true
 	}
 	w := wireRequest{
-		Model:         req.Model.ID,
+		Model:         req.model,
 		Stream:        true,
 		StreamOptions: wireStreamOptions{IncludeUsage: true},
-		MaxTokens:     req.MaxOutput,
+		MaxTokens:     req.maxOutput,
 	}
 	switch {
 	case mode == thinkingToggle && thinking:
@@ -109,11 +140,11 @@ func buildHead(req sdk.StreamRequest) (wireRequest, bool) {
 		w.Thinking = &wireThinking{Type: "enabled"}
 	}
 	// Thinking mode ignores temperature; 0 means the caller left it unset.
-	if req.Temperature != 0 && !thinking {
-		t := req.Temperature
+	if req.temperature != 0 && !thinking {
+		t := req.temperature
 		w.Temperature = &t
 	}
-	for _, t := range req.Tools {
+	for _, t := range req.tools {
 		params := t.Parameters
 		if len(params) == 0 {
 			params = emptyObjectSchema
@@ -121,7 +152,7 @@ func buildHead(req sdk.StreamRequest) (wireRequest, bool) {
 		w.Tools = append(w.Tools, wireTool{Type: "function", Function: wireFunction{Name: t.Name, Description: t.Description, Parameters: params}})
 	}
 	if len(w.Tools) > 0 {
-		w.ToolChoice = toolChoice(req.ToolChoice, thinking)
+		w.ToolChoice = toolChoice(req.toolChoice, thinking)
 	}
 	return w, thinking
 }
@@ -173,37 +204,49 @@ func toolChoice(choice string, thinking bool) any {
 	return named
 }
 
-// bodyCache encodes request bodies, reusing the encodings of the previous
-// request's messages that are unchanged (compared by position: a
-// conversation mostly grows at its end), so a turn of a long session
-// encodes only its new messages. The body is byte for byte
-// json.Marshal(buildRequest(req)).
+// bodyCache encodes request bodies, reusing what is unchanged since the
+// previous request: the encoding of everything but the messages when the
+// head is the same, and the encodings of the messages that are unchanged
+// (compared by position: a conversation mostly grows at its end), so a
+// turn of a long session encodes only its new messages. The body is byte
+// for byte json.Marshal(buildRequest(req)).
 type bodyCache struct {
-	mu               sync.Mutex
-	replay, thinking bool          // what encs were built with
-	msgs             []sdk.Message // what encs encode, their slices copied
-	encs             [][]byte
+	mu       sync.Mutex
+	head     head   // what rest encodes, its slices copied; valid when rest is not nil
+	rest     []byte // {"model":…,"messages":null,…}
+	split    int    // where ,"messages":null starts in rest
+	thinking bool   // the head's thinking mode
+
+	replay, thinkingMsgs bool          // what encs were built with
+	msgs                 []sdk.Message // what encs encode, their slices copied
+	encs                 [][]byte
 }
+
+const nullMessages = `,"messages":null`
 
 // encode returns the body of req.
 func (c *bodyCache) encode(req sdk.StreamRequest) ([]byte, error) {
-	w, thinking := buildHead(req)
-	rest, err := json.Marshal(w) // {"model":…,"messages":null,…}
-	if err != nil {
-		return nil, err
-	}
-	model, err := json.Marshal(w.Model)
-	if err != nil {
-		return nil, err
-	}
-	head := len(`{"model":`) + len(model)
-	const null = `,"messages":null`
-	if !bytes.HasPrefix(rest[head:], []byte(null)) { // not the layout of wireRequest
-		return json.Marshal(buildRequest(req))
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	encs, err := c.messages(req.Messages, req.ReplayReasoning, thinking)
+	if h := headOf(req); c.rest == nil || !c.head.equal(h) {
+		c.rest = nil
+		w, thinking := buildHead(h)
+		rest, err := json.Marshal(w)
+		if err != nil {
+			return nil, err
+		}
+		model, err := json.Marshal(w.Model)
+		if err != nil {
+			return nil, err
+		}
+		split := len(`{"model":`) + len(model)
+		if !bytes.HasPrefix(rest[split:], []byte(nullMessages)) { // not the layout of wireRequest
+			return json.Marshal(buildRequest(req))
+		}
+		c.head, c.rest, c.split, c.thinking = h.clone(), rest, split, thinking
+	}
+	rest, split := c.rest, c.split
+	encs, err := c.messages(req.Messages, req.ReplayReasoning, c.thinking)
 	if err != nil {
 		return nil, err
 	}
@@ -212,9 +255,9 @@ func (c *bodyCache) encode(req sdk.StreamRequest) ([]byte, error) {
 		n += len(e)
 	}
 	body := make([]byte, 0, n)
-	body = append(body, rest[:head]...)
+	body = append(body, rest[:split]...)
 	if len(encs) == 0 {
-		body = append(body, null...)
+		body = append(body, nullMessages...)
 	} else {
 		body = append(body, `,"messages":[`...)
 		for i, e := range encs {
@@ -225,14 +268,14 @@ func (c *bodyCache) encode(req sdk.StreamRequest) ([]byte, error) {
 		}
 		body = append(body, ']')
 	}
-	return append(body, rest[head+len(null):]...), nil
+	return append(body, rest[split+len(nullMessages):]...), nil
 }
 
 // messages returns the encodings of msgs, updating the cache.
 func (c *bodyCache) messages(msgs []sdk.Message, replay, thinking bool) ([][]byte, error) {
-	if replay != c.replay || thinking != c.thinking {
+	if replay != c.replay || thinking != c.thinkingMsgs {
 		c.msgs, c.encs = c.msgs[:0], c.encs[:0]
-		c.replay, c.thinking = replay, thinking
+		c.replay, c.thinkingMsgs = replay, thinking
 	}
 	if len(c.msgs) > len(msgs) {
 		c.msgs, c.encs = c.msgs[:len(msgs)], c.encs[:len(msgs)]
