@@ -169,91 +169,89 @@ func randomText(n int) string {
 // process left it as a clean close leaves it).
 func BenchmarkOpenClose(b *testing.B) {
 	path := tempStore(b)
-	benchProcess(b, path, true)
+	benchProcess(b, path, 2)
 	b.ReportAllocs()
 	for b.Loop() {
-		benchProcess(b, path, false)
+		benchProcess(b, path, 0)
 	}
 }
 
-// benchProcess opens the store at path, commits a run's writes when run
-// is set (benchRun), and closes it.
-func benchProcess(b *testing.B, path string, run bool) {
+// benchProcess opens the store at path, commits the writes of a run of
+// turns turns (none for 0: benchRun), and closes it.
+func benchProcess(b *testing.B, path string, turns int) {
 	b.Helper()
 	s, err := Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if run {
-		benchRun(b, s)
+	if turns > 0 {
+		benchRun(b, s, turns)
 	}
 	if err := s.Close(); err != nil {
 		b.Fatal(err)
 	}
 }
 
-// BenchmarkRunStore measures the store's part of one 2-turn `harness run`
-// (a read of a file, then an answer): "process" is what one process does,
-// open the user's store, the run's commits in the order and groups the
-// runner makes them (traced from bench's BenchmarkSession), close; the
-// store is the same across iterations, as a user's is. "commits" is the
-// commits alone, in a store kept open.
+// BenchmarkRunStore measures the store's part of a `harness run` of 2
+// turns (a read of a file, then an answer) and of 100: "process" is what
+// one process does, open the user's store, the run's commits in the order
+// and groups the runner makes them (traced from bench's BenchmarkSession),
+// close; the store is the same across iterations, as a user's is.
+// "commits" is the commits of 2 turns alone, in a store kept open.
 func BenchmarkRunStore(b *testing.B) {
-	b.Run("process", func(b *testing.B) {
-		path := tempStore(b)
-		b.ReportAllocs()
-		for b.Loop() {
-			benchProcess(b, path, true)
-		}
-	})
+	for _, turns := range []int{2, 100} {
+		b.Run(fmt.Sprintf("process/turns=%d", turns), func(b *testing.B) {
+			path := tempStore(b)
+			b.ReportAllocs()
+			for b.Loop() {
+				benchProcess(b, path, turns)
+			}
+		})
+	}
 	b.Run("commits", func(b *testing.B) {
 		s := newStore(b)
 		b.ReportAllocs()
 		for b.Loop() {
-			benchRun(b, s)
+			benchRun(b, s, 2)
 		}
 	})
 }
 
-// benchRun commits what a 2-turn run commits: 9 write transactions.
-func benchRun(b *testing.B, s *Store) {
+// benchRun commits what a run of turns turns commits (turns-1 reads of a
+// file, then an answer), in the groups the runner commits them: 2 + 2 a
+// turn + 2 write transactions, 8 for 2 turns.
+func benchRun(b *testing.B, s *Store, turns int) {
 	b.Helper()
 	ctx := context.Background()
-	lease := NewLease()
-	info, err := s.CreateSession(ctx, SessionInfo{Agent: "reader", Model: "chat", ConfigPath: "/cfg/agent.hcl", Workspace: "/ws", Lease: lease})
+	info, err := s.CreateSession(ctx, SessionInfo{Agent: "reader", Model: "chat", ConfigPath: "/cfg/agent.hcl", Workspace: "/ws", Lease: NewLease()})
 	if err != nil {
 		b.Fatal(err)
 	}
-	chunk := func(n int) []Entry {
+	chunks := func(n int) []Entry {
 		e := make([]Entry, n)
 		for i := range e {
 			e[i] = Entry{Type: "assistant.chunk", Data: benchEvent}
 		}
 		return e
 	}
-	usage := Usage{Session: info.ID, Turn: 1, Model: "chat", PromptTokens: 1200, CompletionTokens: 40, CostUSD: 0.0004}
-	steps := []func() error{
-		func() error {
-			_, err := s.Append(ctx, info.ID, "session.started", map[string]any{"agent": "reader"})
-			return err
-		},
-		func() error { _, err := s.Append(ctx, info.ID, "llm.request", map[string]any{"turn": 1}); return err },
-		func() error { _, err := s.AppendAll(ctx, info.ID, chunk(5), usage); return err },
-		func() error {
-			_, err := s.AppendAll(ctx, info.ID, []Entry{{Type: "tool.result", Data: map[string]any{"content": "# Notes"}}, {Type: "llm.request", Data: map[string]any{"turn": 2}}})
-			return err
-		},
-		func() error { usage.Turn = 2; _, err := s.AppendAll(ctx, info.ID, chunk(4), usage); return err },
-		func() error {
-			_, err := s.Append(ctx, info.ID, "session.ended", map[string]any{"status": "completed"})
-			return err
-		},
-		func() error { return s.EndSession(ctx, info.ID, StatusCompleted, 2) },
-		func() error { return s.Release(ctx, info.ID, lease.Owner) },
+	usage := func(turn int) Usage {
+		return Usage{Session: info.ID, Turn: turn, Model: "chat", PromptTokens: 1200, CompletionTokens: 40, CostUSD: 0.0004}
 	}
-	for _, step := range steps {
-		if err := step(); err != nil {
+	must := func(_ any, err error) {
+		if err != nil {
 			b.Fatal(err)
 		}
 	}
+	must(s.Append(ctx, info.ID, "session.started", map[string]any{"agent": "reader"}))
+	must(s.Append(ctx, info.ID, "llm.request", map[string]any{"turn": 1}))
+	for turn := 1; turn < turns; turn++ {
+		must(s.AppendAll(ctx, info.ID, chunks(5), usage(turn)))
+		must(s.AppendAll(ctx, info.ID, []Entry{
+			{Type: "tool.result", Data: map[string]any{"content": "# Notes"}},
+			{Type: "llm.request", Data: map[string]any{"turn": turn + 1}},
+		}))
+	}
+	must(s.AppendAll(ctx, info.ID, chunks(4), usage(turns)))
+	must(s.Append(ctx, info.ID, "session.ended", map[string]any{"status": "completed"}))
+	must(nil, s.EndSession(ctx, info.ID, StatusCompleted, turns))
 }
