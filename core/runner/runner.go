@@ -107,8 +107,12 @@ type Runner struct {
 	msgs     []sdk.Message
 }
 
-// Open prepares a run: plugins are registered (not started), providers are
-// configured lazily, the store is opened. Close releases everything.
+// Open prepares a run: the plugins are registered, and those the agent
+// needs start concurrently (its tool plugins, and the providers whose
+// models it must list); the store opens meanwhile. Once the tool plugins
+// have described what they offer, the configuration is checked against it
+// and the agent's tools are set up, while the providers still start; no
+// session exists yet. Close releases everything.
 func Open(ctx context.Context, opts Options) (*Runner, error) {
 	if opts.Logger == nil {
 		opts.Logger = hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})
