@@ -81,7 +81,6 @@ func New(opts Options) (*Host, error) {
 	}
 	h := &Host{opts: opts, self: self, plugins: map[string]*managed{}}
 	h.shared = newSharedProcess(h)
-	go warmOnce.Do(warmMessages)
 	return h, nil
 }
 

@@ -138,6 +138,8 @@ func (p *process) start(ctx context.Context, who string) (*plugin.Client, plugin
 		case <-connected:
 		}
 	}()
+	// While the process starts, the host has time to spare.
+	go warmOnce.Do(warmMessages)
 	rpc, err := cl.Client()
 	close(connected)
 	if err != nil {

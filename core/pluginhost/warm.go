@@ -23,8 +23,8 @@ var warmOnce sync.Once
 // every message inside them). Protobuf builds a type's tables, and its
 // file's full descriptor, on the type's first Marshal or Unmarshal: about a
 // millisecond in all, paid otherwise within the first call of each kind,
-// after the plugins' handshake, on the first model request's path. New
-// runs it while the plugins start, when the host mostly waits.
+// after the plugins' handshake, on the first model request's path. The
+// first plugin start runs it, while the host waits for the handshake.
 func warmMessages() {
 	seen := map[protoreflect.FullName]bool{}
 	var warm func(md protoreflect.MessageDescriptor)

@@ -145,27 +145,18 @@ func Open(ctx context.Context, opts Options) (*Runner, error) {
 		return nil, &ConfigError{Diags: diags}
 	}
 	r.catalog = cat
-	// The store opens while the plugins start, and so do the metaschemas
-	// the tools' input schemas are checked against when a tool may not be
-	// a built-in (a built-in's schema is the build's own, not checked
-	// again: tools.Registry.Add); a configuration problem is still
-	// reported before a store problem.
+	// Start the tool plugins while the providers start: a run pays for the
+	// slowest start, not the sum. What they offer is checked against the
+	// configuration as `validate` checks it, before any session exists,
+	// and the agent's tools are set up while the providers still start.
+	// This goroutine is started first: it starts a plugin process, the
+	// longest wait of the run, and a goroutine started after it could run
+	// on the idle processor before it.
 	type opened struct {
 		store *session.Store
 		err   error
 	}
 	storeCh := make(chan opened, 1)
-	go func() {
-		st, err := openStore(ctx, opts.StorePath, cfg.Workspace)
-		storeCh <- opened{st, err}
-	}()
-	if !onlyBuiltinTools(cfg, cat) {
-		go tools.WarmSchemas()
-	}
-	// Start the tool plugins while the providers start: a run pays for the
-	// slowest start, not the sum. What they offer is checked against the
-	// configuration as `validate` checks it, before any session exists,
-	// and the agent's tools are set up while the providers still start.
 	var st opened
 	r.warmed = make(chan struct{})
 	go func() {
@@ -178,6 +169,18 @@ func Open(ctx context.Context, opts Options) (*Runner, error) {
 			r.toolsErr = r.setupTools(ctx)
 		}
 	}()
+	// The store opens while the plugins start, and so do the metaschemas
+	// the tools' input schemas are checked against when a tool may not be
+	// a built-in (a built-in's schema is the build's own, not checked
+	// again: tools.Registry.Add); a configuration problem is still
+	// reported before a store problem.
+	go func() {
+		st, err := openStore(ctx, opts.StorePath, cfg.Workspace)
+		storeCh <- opened{st, err}
+	}()
+	if !onlyBuiltinTools(cfg, cat) {
+		go tools.WarmSchemas()
+	}
 	modelsErr := r.openModels(ctx)
 	<-r.warmed
 	fail := func(err error) (*Runner, error) {
