@@ -812,10 +812,9 @@ func (r *Runner) StopPlugins() {
 }
 
 // Close stops every plugin, lets go of the session's lease and closes the
-// store. The plugins stop while the store closes (its close checkpoints
-// the WAL into the database file: a write and an fsync or two, 2-8 ms),
-// and both are done before Close returns: a store that fails or is slow to
-// close still leaves no plugin running.
+// store. The plugins stop while the store closes, and both are done before
+// Close returns: a store that fails or is slow to close still leaves no
+// plugin running.
 func (r *Runner) Close() error { return r.shutdown(r.closeStore) }
 
 // shutdown stops the plugins while closeStore runs and returns its error
