@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,7 +91,13 @@ func BenchmarkSearch(b *testing.B) {
 	if err != nil {
 		b.Skip("ripgrep (rg) is not on PATH (apt package ripgrep)")
 	}
-	src := filepath.Join(runtime.GOROOT(), "src")
+	// `go env`, not runtime.GOROOT: a -trimpath build (bench/run.sh's) knows
+	// no GOROOT.
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("go env GOROOT failed (%v); the Go source tree is the benchmark corpus", err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	ctx := context.Background()
 	h, th := host(b, harnessBin, "search")
 	defer h.Close()
