@@ -60,21 +60,21 @@ func BenchmarkDecodePerChunk(b *testing.B) {
 }
 
 // BenchmarkDecodeChunk is one chunk of each of DeepSeek's usual shapes
-// decoded by decodeChunk (fastChunk takes them) against the full decoder
-// alone, which took them before fastChunk did.
+// (TestFastChunk's cases) decoded by decodeChunk, which fastChunk takes,
+// against the full decoder alone, which took them before fastChunk did.
 func BenchmarkDecodeChunk(b *testing.B) {
-	usual := `{"id":"f6117a0b","object":"chat.completion.chunk","created":1764657993,"model":"deepseek-chat","system_fingerprint":"fp_e","choices":[{"index":0,"delta":%s,"logprobs":null,"finish_reason":%s}],"usage":null}`
-	for _, tc := range []struct{ name, payload string }{
-		{"text", sprintf(usual, `{"content":"##"}`, `null`)},
-		{"tool-call-delta", sprintf(usual, `{"tool_calls":[{"index":0,"function":{"arguments":"{\"path\": \"notes-1.md\"}"}}]}`, `null`)},
-		{"finish-with-usage", sprintf(usual[:len(usual)-len(`"usage":null}`)], `{"content":"","reasoning_content":null}`, `"tool_calls"`) +
-			`"usage":{"prompt_tokens":339,"completion_tokens":83,"total_tokens":422,"prompt_tokens_details":{"cached_tokens":320},"completion_tokens_details":{"reasoning_tokens":39},"prompt_cache_hit_tokens":320,"prompt_cache_miss_tokens":19}}`},
-	} {
-		payload := []byte(tc.payload)
-		if !fastChunk(payload, new(wireChunk)) {
-			b.Fatalf("%s: fastChunk refuses it", tc.name)
+	shapes := map[string]string{"text delta": "text", "tool call arguments": "tool-call-delta", "finish with usage": "finish-with-usage"}
+	found := 0
+	for _, tc := range fastChunkCases() {
+		name, ok := shapes[tc.name]
+		if !ok {
+			continue
 		}
-		b.Run(tc.name+"/decodeChunk", func(b *testing.B) {
+		if found++; !tc.accept {
+			b.Fatalf("%s: fastChunk does not take it", tc.name)
+		}
+		payload := []byte(tc.payload)
+		b.Run(name+"/decodeChunk", func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
 				var c wireChunk
@@ -83,7 +83,7 @@ func BenchmarkDecodeChunk(b *testing.B) {
 				}
 			}
 		})
-		b.Run(tc.name+"/full-decoder", func(b *testing.B) {
+		b.Run(name+"/full-decoder", func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
 				var c wireChunk
@@ -92,5 +92,8 @@ func BenchmarkDecodeChunk(b *testing.B) {
 				}
 			}
 		})
+	}
+	if found != len(shapes) {
+		b.Fatalf("%d of TestFastChunk's cases named in shapes, want %d", found, len(shapes))
 	}
 }

@@ -12,12 +12,37 @@ import (
 // everything else to the full decoder; what it takes decodes as
 // encoding/json decodes it.
 func TestFastChunk(t *testing.T) {
+	for _, tc := range fastChunkCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			var fast wireChunk
+			if got := fastChunk([]byte(tc.payload), &fast); got != tc.accept {
+				t.Fatalf("fastChunk(%s) = %v, want %v", tc.payload, got, tc.accept)
+			}
+			var want, full wireChunk
+			errWant := json.Unmarshal([]byte(tc.payload), &want)
+			if tc.accept && (errWant != nil || !reflect.DeepEqual(want, fast)) {
+				t.Fatalf("fastChunk decodes %+v, encoding/json %+v (%v)", fast, want, errWant)
+			}
+			// decodeChunk gives encoding/json's answer either way.
+			if err := decodeChunk([]byte(tc.payload), &full); (err == nil) != (errWant == nil) || err == nil && !reflect.DeepEqual(want, full) {
+				t.Fatalf("decodeChunk decodes %+v (%v), encoding/json %+v (%v)", full, err, want, errWant)
+			}
+		})
+	}
+}
+
+// fastChunkCase is a chunk payload and whether fastChunk takes it.
+type fastChunkCase struct {
+	name    string
+	payload string
+	accept  bool
+}
+
+// fastChunkCases are the payloads of TestFastChunk: the usual shapes
+// first, then those left to the full decoder.
+func fastChunkCases() []fastChunkCase {
 	usual := `{"id":"f6117a0b","object":"chat.completion.chunk","created":1764657993,"model":"deepseek-chat","system_fingerprint":"fp_e","choices":[{"index":0,"delta":%s,"logprobs":null,"finish_reason":%s}],"usage":null}`
-	for _, tc := range []struct {
-		name    string
-		payload string
-		accept  bool
-	}{
+	return []fastChunkCase{
 		{"text delta", sprintf(usual, `{"content":"##"}`, `null`), true},
 		{"role and empty content", sprintf(usual, `{"role":"assistant","content":""}`, `null`), true},
 		{"reasoning with null content", sprintf(usual, `{"content":null,"reasoning_content":"We"}`, `null`), true},
@@ -90,22 +115,6 @@ func TestFastChunk(t *testing.T) {
 		{"not an object", `[]`, false},
 		{"null", `null`, false},
 		{"bad number", `{"created":01,"choices":[]}`, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var fast wireChunk
-			if got := fastChunk([]byte(tc.payload), &fast); got != tc.accept {
-				t.Fatalf("fastChunk(%s) = %v, want %v", tc.payload, got, tc.accept)
-			}
-			var want, full wireChunk
-			errWant := json.Unmarshal([]byte(tc.payload), &want)
-			if tc.accept && (errWant != nil || !reflect.DeepEqual(want, fast)) {
-				t.Fatalf("fastChunk decodes %+v, encoding/json %+v (%v)", fast, want, errWant)
-			}
-			// decodeChunk gives encoding/json's answer either way.
-			if err := decodeChunk([]byte(tc.payload), &full); (err == nil) != (errWant == nil) || err == nil && !reflect.DeepEqual(want, full) {
-				t.Fatalf("decodeChunk decodes %+v (%v), encoding/json %+v (%v)", full, err, want, errWant)
-			}
-		})
 	}
 }
 
