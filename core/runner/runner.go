@@ -619,28 +619,20 @@ func (r *Runner) Start(ctx context.Context, task string) error {
 	if err := r.prepareTools(ctx); err != nil {
 		return err
 	}
-	info, err := r.store.CreateSession(ctx, session.SessionInfo{Agent: r.agent.Name, Model: model,
-		ConfigPath: r.cfg.Path, ConfigHash: r.cfg.Fingerprint(), Workspace: r.cfg.Workspace, Lease: r.lease})
+	text := prompt.TaskMessage(task, r.opts.Now().Format("2006-01-02"), r.cfg.Workspace)
+	// The session and its session.started event commit in one transaction.
+	r.rec = r.newRecorder()
+	info, err := r.rec.Begin(ctx, session.SessionInfo{Agent: r.agent.Name, Model: model,
+		ConfigPath: r.cfg.Path, ConfigHash: r.cfg.Fingerprint(), Workspace: r.cfg.Workspace, Lease: r.lease},
+		event.SessionStarted{Agent: r.agent.Name, Model: model, Workspace: r.cfg.Workspace, Config: r.cfg.Path, Task: text, Engine: r.opts.Engine})
 	if err != nil {
+		r.rec = nil
 		return err
 	}
 	r.session = info.ID
 	r.keepAlive()
-	r.rec = r.newRecorder()
-	text := prompt.TaskMessage(task, r.opts.Now().Format("2006-01-02"), r.cfg.Workspace)
-	// The executor and the system prompt are built while session.started
-	// commits; what failing to build records follows it.
-	started := make(chan error, 1)
-	go func() {
-		started <- r.rec.Record(ctx, event.SessionStarted{
-			Agent: r.agent.Name, Model: model, Workspace: r.cfg.Workspace, Config: r.cfg.Path, Task: text, Engine: r.opts.Engine,
-		})
-	}()
-	err = r.build(ctx)
-	if startErr := <-started; startErr != nil {
-		return startErr
-	}
-	if err != nil {
+	// What failing to build records follows session.started.
+	if err := r.build(ctx); err != nil {
 		e := sdk.AsError(err)
 		_ = r.rec.Record(ctx, event.Error{Kind: e.Kind, Message: e.Message})
 		return err
@@ -783,14 +775,14 @@ func (r *Runner) EndWith(ctx context.Context, status string, t agent.Totals) err
 		r.rec = r.newRecorder()
 	}
 	// Every event is committed and shown (the recorder's background
-	// commits included) before the run's closing line is printed.
-	err := r.rec.Record(ctx, event.SessionEnded{Status: status, Turns: t.Turns, Tokens: t.Tokens, CostUSD: t.CostUSD, PendingActions: t.Pending})
-	err = errors.Join(err, r.rec.Flush(ctx))
-	if endErr := r.store.EndSession(ctx, r.session, status, t.Turns); endErr != nil {
-		return errors.Join(err, endErr)
+	// commits included) before the run's closing line is printed; the
+	// last of them, session.ended, commits with the session's end.
+	err := r.rec.End(ctx, event.SessionEnded{Status: status, Turns: t.Turns, Tokens: t.Tokens, CostUSD: t.CostUSD, PendingActions: t.Pending}, status, t.Turns)
+	if err != nil {
+		return err
 	}
 	r.released = true
-	return err
+	return nil
 }
 
 // StopPlugins begins stopping every plugin process and MCP server and

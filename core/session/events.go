@@ -271,10 +271,44 @@ func (s *Store) appendAll(ctx context.Context, session, key string, entries []En
 	if len(entries) == 0 && len(usage) == 0 {
 		return nil, nil
 	}
-	op := fmt.Sprintf("append %d events to session %s", len(entries), session)
-	if len(entries) > 0 {
-		op = fmt.Sprintf("append %d events (%s…) to session %s", len(entries), entries[0].Type, session)
+	op := appendOp(session, entries)
+	evs, err := s.encodeEntries(op, session, entries, usage)
+	if err != nil {
+		return nil, err
 	}
+	// The statements this commit runs, prepared once per store.
+	var stmts []string
+	if key != "" {
+		stmts = append(stmts, sessionExistsSQL, claimKeySQL)
+	}
+	stmts = append(stmts, appendStmts(evs, usage)...)
+	done := false
+	err = s.writeWith(ctx, op, stmts, func(tx *sql.Tx) error {
+		if key != "" {
+			claimed, err := s.claimKey(ctx, tx, session, key)
+			if done = !claimed; err != nil || done {
+				return err
+			}
+		}
+		return s.appendInTx(ctx, tx, session, evs, usage)
+	})
+	if err != nil || done {
+		return nil, err
+	}
+	return evs, nil
+}
+
+// appendOp names a commit of entries to session, for its errors.
+func appendOp(session string, entries []Entry) string {
+	if len(entries) > 0 {
+		return fmt.Sprintf("append %d events (%s…) to session %s", len(entries), entries[0].Type, session)
+	}
+	return "append usage to session " + session
+}
+
+// encodeEntries checks entries and usage for session and encodes the
+// entries' data: the events appendInTx stores (their seq and time unset).
+func (s *Store) encodeEntries(op, session string, entries []Entry, usage []Usage) ([]Event, error) {
 	evs := make([]Event, len(entries))
 	for i, e := range entries {
 		if e.Type == "" {
@@ -294,65 +328,57 @@ func (s *Store) appendAll(ctx context.Context, session, key string, entries []En
 			return nil, s.fail(op, err)
 		}
 	}
-	// The statements this commit runs, prepared once per store.
-	var stmts []string
-	if key != "" {
-		stmts = append(stmts, sessionExistsSQL, claimKeySQL)
-	}
+	return evs, nil
+}
+
+// appendStmts are the statements appendInTx runs for evs and usage.
+func appendStmts(evs []Event, usage []Usage) []string {
+	stmts := []string{sessionExistsSQL}
 	if len(evs) > 0 {
-		stmts = append(stmts, appendEventSQL)
-	} else if key == "" {
-		stmts = append(stmts, sessionExistsSQL)
+		stmts = []string{appendEventSQL}
 	}
 	if len(usage) > 0 {
 		stmts = append(stmts, insertUsageSQL)
 	}
-	done := false
-	err := s.writeWith(ctx, op, stmts, func(tx *sql.Tx) error {
-		if key != "" {
-			claimed, err := s.claimKey(ctx, tx, session, key)
-			if done = !claimed; err != nil || done {
-				return err
-			}
+	return stmts
+}
+
+// appendInTx stores evs, each given the next seq of session and the time
+// now, and the usage rows, in tx; the session must exist.
+func (s *Store) appendInTx(ctx context.Context, tx *sql.Tx, session string, evs []Event, usage []Usage) error {
+	now := time.Now().UTC()
+	stmt := s.txStmt(ctx, tx, appendEventSQL) // nil: PostgreSQL
+	for i := range evs {
+		ev := &evs[i]
+		ev.Session, ev.Time = session, now
+		var row *sql.Row
+		switch {
+		case stmt != nil:
+			row = stmt.QueryRowContext(ctx, session, now.UnixNano(), ev.Type, textOf(ev.Data))
+		case s.pg:
+			row = tx.QueryRowContext(ctx, pgAppendSQL, session, now.UnixNano(), ev.Type, textOf(ev.Data))
+		default:
+			row = tx.QueryRowContext(ctx, appendEventSQL, session, now.UnixNano(), ev.Type, textOf(ev.Data))
 		}
-		now := time.Now().UTC()
-		stmt := s.txStmt(ctx, tx, appendEventSQL) // nil: PostgreSQL
-		for i := range evs {
-			ev := &evs[i]
-			ev.Time = now
-			var row *sql.Row
-			switch {
-			case stmt != nil:
-				row = stmt.QueryRowContext(ctx, session, now.UnixNano(), ev.Type, textOf(ev.Data))
-			case s.pg:
-				row = tx.QueryRowContext(ctx, pgAppendSQL, session, now.UnixNano(), ev.Type, textOf(ev.Data))
-			default:
-				row = tx.QueryRowContext(ctx, appendEventSQL, session, now.UnixNano(), ev.Type, textOf(ev.Data))
-			}
-			err := row.Scan(&ev.Seq)
-			if errors.Is(err, sql.ErrNoRows) {
-				return notFound("session")
-			}
-			if err != nil {
-				return err
-			}
+		err := row.Scan(&ev.Seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("session")
 		}
-		if len(usage) > 0 && len(evs) == 0 {
-			if err := s.sessionExists(ctx, tx, session); err != nil {
-				return err
-			}
+		if err != nil {
+			return err
 		}
-		for _, u := range usage {
-			if err := s.insertUsage(ctx, tx, u); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil || done {
-		return nil, err
 	}
-	return evs, nil
+	if len(usage) > 0 && len(evs) == 0 {
+		if err := s.sessionExists(ctx, tx, session); err != nil {
+			return err
+		}
+	}
+	for _, u := range usage {
+		if err := s.insertUsage(ctx, tx, u); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // textOf is raw as a string without copying it: the drivers copy a bound

@@ -65,8 +65,17 @@ const insertSessionSQL = `INSERT INTO sessions
 // and EndedAt (values the caller put there are ignored); StartedAt is now
 // unless given.
 func (s *Store) CreateSession(ctx context.Context, info SessionInfo) (SessionInfo, error) {
+	info, _, err := s.CreateSessionWith(ctx, info)
+	return info, err
+}
+
+// CreateSessionWith is CreateSession that also appends entries to the new
+// session, in the same transaction: the session and its first events
+// (session.started) are committed together or not at all. It returns the
+// events as stored.
+func (s *Store) CreateSessionWith(ctx context.Context, info SessionInfo, entries ...Entry) (SessionInfo, []Event, error) {
 	if info.ConfigPath != "" && !filepath.IsAbs(info.ConfigPath) {
-		return SessionInfo{}, s.fail("create session",
+		return SessionInfo{}, nil, s.fail("create session",
 			fmt.Errorf("config path %q is not absolute", info.ConfigPath))
 	}
 	if info.StartedAt.IsZero() {
@@ -85,7 +94,16 @@ func (s *Store) CreateSession(ctx context.Context, info SessionInfo) (SessionInf
 	if info.Host == "" {
 		info.Host = Hostname()
 	}
-	err := s.writeWith(ctx, "create session", []string{insertSessionSQL}, func(tx *sql.Tx) error {
+	evs, err := s.encodeEntries("create session", "", entries, nil)
+	if err != nil {
+		return SessionInfo{}, nil, err
+	}
+	stmts := []string{insertSessionSQL}
+	if len(evs) > 0 {
+		stmts = append(stmts, appendEventSQL)
+	}
+	err = s.writeWith(ctx, "create session", stmts, func(tx *sql.Tx) error {
+		created := false
 		for range idAttempts {
 			info.ID = newSessionID(info.StartedAt)
 			res, err := s.txExec(ctx, tx, insertSessionSQL,
@@ -95,16 +113,23 @@ func (s *Store) CreateSession(ctx context.Context, info SessionInfo) (SessionInf
 			if err != nil {
 				return err
 			}
-			if n, err := res.RowsAffected(); err != nil || n == 1 {
+			n, err := res.RowsAffected()
+			if err != nil {
 				return err
 			}
+			if created = n == 1; created {
+				break
+			}
 		}
-		return fmt.Errorf("no free session id after %d attempts", idAttempts)
+		if !created {
+			return fmt.Errorf("no free session id after %d attempts", idAttempts)
+		}
+		return s.appendInTx(ctx, tx, info.ID, evs, nil)
 	})
 	if err != nil {
-		return SessionInfo{}, err
+		return SessionInfo{}, nil, err
 	}
-	return info, nil
+	return info, evs, nil
 }
 
 func heartbeatNanos(l Lease) int64 {
@@ -169,11 +194,34 @@ const endSessionSQL = `UPDATE sessions SET status = ?, turns = ?, ended_at = ?,
 // completed, limit, error, interrupted or pending_approval, after turns
 // turns. Ending a session that is not running is an error naming its status.
 func (s *Store) EndSession(ctx context.Context, id, status string, turns int) error {
+	_, err := s.EndSessionWith(ctx, id, status, turns, nil)
+	return err
+}
+
+// EndSessionWith is EndSession that first appends entries and usage (as
+// AppendAll does), in the same transaction: a run's last events
+// (session.ended) and its end are committed together. When the session is
+// not running the events are committed all the same, and returned with the
+// error; when the commit fails, nothing is.
+func (s *Store) EndSessionWith(ctx context.Context, id, status string, turns int, entries []Entry, usage ...Usage) ([]Event, error) {
 	op := "end session " + id
 	if !endStatuses[status] {
-		return s.fail(op, fmt.Errorf("unknown end status %q (want completed, limit, error, interrupted or pending_approval)", status))
+		return nil, s.fail(op, fmt.Errorf("unknown end status %q (want completed, limit, error, interrupted or pending_approval)", status))
 	}
-	return s.writeWith(ctx, op, []string{endSessionSQL}, func(tx *sql.Tx) error {
+	evs, err := s.encodeEntries(op, id, entries, usage)
+	if err != nil {
+		return nil, err
+	}
+	stmts := []string{endSessionSQL}
+	if len(evs) > 0 || len(usage) > 0 {
+		stmts = append(stmts, appendStmts(evs, usage)...)
+	}
+	var notRunning error
+	err = s.writeWith(ctx, op, stmts, func(tx *sql.Tx) error {
+		notRunning = nil
+		if err := s.appendInTx(ctx, tx, id, evs, usage); err != nil {
+			return err
+		}
 		res, err := s.txExec(ctx, tx, endSessionSQL, status, turns, time.Now().UnixNano(), id, StatusRunning)
 		if err != nil {
 			return err
@@ -185,8 +233,17 @@ func (s *Store) EndSession(ctx context.Context, id, status string, turns int) er
 		if err != nil {
 			return err
 		}
-		return fmt.Errorf("session already ended with status %s", current)
+		if len(evs) == 0 && len(usage) == 0 {
+			return fmt.Errorf("session already ended with status %s", current)
+		}
+		// The events stay: they happened. The end is refused.
+		notRunning = s.fail(op, fmt.Errorf("session already ended with status %s", current))
+		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return evs, notRunning
 }
 
 // ReopenSession marks the session id (the full id) running again under

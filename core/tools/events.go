@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 
 	"github.com/harness-agent/harness/core/event"
@@ -157,6 +158,73 @@ func (r *StoreRecorder) loseLocked(from, to int, err error) {
 	if r.callers > 0 && from < to {
 		r.lost = append(r.lost, lostSpan{from, to, err})
 	}
+}
+
+// Begin creates the session info describes with d as its first event,
+// both in one transaction (session.Store.CreateSessionWith), binds r to it
+// and hands the event to Sink. It is for a recorder made before its
+// session exists (Session empty), and must come before anything else is
+// recorded through r.
+func (r *StoreRecorder) Begin(ctx context.Context, info session.SessionInfo, d event.Data) (session.SessionInfo, error) {
+	entries := r.entries([]event.Data{d})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.acquireLocked(); err != nil {
+		return session.SessionInfo{}, err
+	}
+	defer r.releaseLocked(ctx, true)
+	if r.Session != "" || r.queued > 0 {
+		return session.SessionInfo{}, errors.New("StoreRecorder.Begin: the recorder already has a session or events")
+	}
+	r.mu.Unlock()
+	info, evs, err := r.Store.CreateSessionWith(ctx, info, entries...)
+	r.mu.Lock()
+	if err != nil {
+		return session.SessionInfo{}, err
+	}
+	r.Session = info.ID
+	r.queued = len(entries)
+	r.mu.Unlock()
+	defer r.mu.Lock()
+	return info, r.shown(evs, nil)
+}
+
+// End commits what is pending and d, then ends the session with status
+// after turns turns, all in one transaction (session.Store.EndSessionWith),
+// and hands the events to Sink; it returns once nothing is pending nor
+// being committed, as Flush does. After a background commit failed, the
+// session is ended all the same and the failure returned. When the store
+// refuses the end (the session is not running), the events are committed
+// and shown, and the refusal returned.
+func (r *StoreRecorder) End(ctx context.Context, d event.Data, status string, turns int) error {
+	entry := r.entry(d)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.queueLocked([]session.Entry{entry})
+	if err := r.acquireLocked(); err != nil {
+		r.mu.Unlock()
+		defer r.mu.Lock()
+		return errors.Join(err, r.Store.EndSession(ctx, r.Session, status, turns))
+	}
+	defer r.releaseLocked(ctx, true)
+	entries, usage := r.pending, make([]session.Usage, 0, len(r.usage))
+	for _, u := range r.usage {
+		usage = append(usage, u.Usage)
+	}
+	from := r.queued - len(entries)
+	r.pending, r.usage, r.holding = nil, nil, false
+	r.mu.Unlock()
+	defer r.mu.Lock()
+	evs, err := r.Store.EndSessionWith(ctx, r.Session, status, turns, entries, usage...)
+	if err != nil && evs == nil {
+		r.mu.Lock()
+		r.loseLocked(from, r.queued, err)
+		r.mu.Unlock()
+	}
+	if shownErr := r.shown(evs, nil); shownErr != nil {
+		return shownErr
+	}
+	return err
 }
 
 // Defer adds d to what the next commit holds: a background one (see

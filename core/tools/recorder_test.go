@@ -360,3 +360,67 @@ func TestStoreRecorderFailureReachesEveryCaller(t *testing.T) {
 		})
 	}
 }
+
+// Begin creates the session with its first event, shown as seq 1; End
+// commits what is pending, its usage and the last event with the end, and
+// shows them in order; Begin on a recorder that has a session is refused.
+func TestStoreRecorderBeginAndEnd(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := session.Open(filepath.Join(t.TempDir(), session.StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	var shown []string
+	rec := &StoreRecorder{Store: s, Sink: func(ev session.Event) { shown = append(shown, fmt.Sprint(ev.Seq, " ", ev.Type)) }}
+	info, err := rec.Begin(ctx, session.SessionInfo{Agent: "a"}, event.SessionStarted{Agent: "a", Task: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Session != info.ID || fmt.Sprint(shown) != "[1 session.started]" {
+		t.Fatalf("after Begin: session %q (want %q), shown %v", rec.Session, info.ID, shown)
+	}
+	if _, err := rec.Begin(ctx, session.SessionInfo{Agent: "a"}, event.SessionStarted{Agent: "a"}); err == nil {
+		t.Error("a second Begin was not refused")
+	}
+
+	if err := rec.Record(ctx, event.ToolCall{CallID: "c1"}); err != nil {
+		t.Fatal(err)
+	}
+	rec.Defer(ctx, event.ToolResult{CallID: "c1", OK: true})
+	if err := rec.RecordUsage(ctx, session.Usage{Session: info.ID, Turn: 1, Model: "m", PromptTokens: 7}); err != nil {
+		t.Fatal(err)
+	}
+	rec.Queue(ctx, event.LLMUsage{Turn: 1})
+	if err := rec.End(ctx, event.SessionEnded{Status: session.StatusCompleted, Turns: 1}, session.StatusCompleted, 1); err != nil {
+		t.Fatal(err)
+	}
+	want := "[1 session.started 2 tool.call 3 tool.result 4 llm.usage 5 session.ended]"
+	if fmt.Sprint(shown) != want {
+		t.Fatalf("shown %v, want %s", shown, want)
+	}
+	evs, err := s.Events(ctx, info.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.Session(ctx, info.ID)
+	if len(evs) != 5 || got.Status != session.StatusCompleted || got.Turns != 1 || got.Tokens != 7 {
+		t.Fatalf("stored %d events, session %+v; want 5, completed after 1 turn with 7 tokens", len(evs), got)
+	}
+	rec.mu.Lock()
+	busy, pending := rec.busy, len(rec.pending)+len(rec.usage)
+	rec.mu.Unlock()
+	if busy || pending != 0 {
+		t.Fatalf("after End: a commit is running (%v) or %d entries are pending", busy, pending)
+	}
+
+	// Ending again is refused by the store; the event is kept and shown.
+	err = rec.End(ctx, event.SessionEnded{Status: session.StatusError}, session.StatusError, 1)
+	if err == nil || !strings.Contains(err.Error(), "already ended with status completed") {
+		t.Fatalf("a second End: error %v, want one naming the status", err)
+	}
+	if shown[len(shown)-1] != "6 session.ended" {
+		t.Errorf("the refused end's event was not shown: %v", shown)
+	}
+}
