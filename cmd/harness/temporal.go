@@ -622,13 +622,11 @@ func (ws *workerSessions) Fail(ctx context.Context, id, message string) error {
 		return err
 	}
 	msg := "the session's workflow stopped: " + message
-	if _, err := store.Append(ctx, id, event.TypeError, event.Error{Kind: sdk.KindInternal, Message: msg}); err != nil {
-		return err
-	}
-	if _, err := store.Append(ctx, id, event.TypeSessionEnded, event.SessionEnded{Status: session.StatusError, Turns: info.Turns, Tokens: info.Tokens, CostUSD: info.CostUSD}); err != nil {
-		return err
-	}
-	return store.EndSession(ctx, id, session.StatusError, info.Turns)
+	_, err = store.EndSessionWith(ctx, id, session.StatusError, info.Turns, []session.Entry{
+		{Type: event.TypeError, Data: event.Error{Kind: sdk.KindInternal, Message: msg}},
+		{Type: event.TypeSessionEnded, Data: event.SessionEnded{Status: session.StatusError, Turns: info.Turns, Tokens: info.Tokens, CostUSD: info.CostUSD}},
+	})
+	return err
 }
 
 // sessionEngine is where session id runs from its latest start or resume
