@@ -138,6 +138,9 @@ func All() []Data {
 // this package's types (not a pointer). An unknown type is an error, as is
 // data that does not decode into the type's payload.
 func Decode(ev session.Event) (Data, error) {
+	if d, ok := ev.Value.(Data); ok && d.EventType() == ev.Type {
+		return d, nil // a commit's own event: Data encodes exactly d
+	}
 	d, err := DecodeData(ev.Type, ev.Data)
 	if err != nil {
 		return nil, fmt.Errorf("event %d (%s): %w", ev.Seq, ev.Type, err)

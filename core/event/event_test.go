@@ -159,3 +159,20 @@ func eventOf(t *testing.T, seq int64, d Data) session.Event {
 	}
 	return session.Event{Seq: seq, Session: "s-1", Type: d.EventType(), Data: raw}
 }
+
+// Decode hands back an event's Value (a commit's own event) when it is
+// data of the event's type, and decodes Data otherwise.
+func TestDecodeTakesTheValueOfItsType(t *testing.T) {
+	raw := json.RawMessage(`{"text":"stored"}`)
+	given := AgentResponse{Text: "given"}
+	got, err := Decode(session.Event{Seq: 1, Type: TypeAgentResponse, Data: raw, Value: given})
+	if err != nil || got != Data(given) {
+		t.Errorf("with a Value of its type: %#v (%v), want %#v", got, err, given)
+	}
+	for _, other := range []any{Note{Title: "given"}, "given", nil} {
+		got, err := Decode(session.Event{Seq: 1, Type: TypeAgentResponse, Data: raw, Value: other})
+		if err != nil || got != Data(AgentResponse{Text: "stored"}) {
+			t.Errorf("with the Value %#v: %#v (%v), want what Data holds", other, got, err)
+		}
+	}
+}

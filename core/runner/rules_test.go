@@ -88,8 +88,19 @@ func TestEventsNeverCarrySecrets(t *testing.T) {
 			}
 		})
 	}
-	if d := (event.AgentResponse{Text: "x"}); redactEvent(d, redact.NewJSONReplacer([]string{"ollama"}, redact.Marker)) != event.Data(d) {
+	if d := (event.AgentResponse{Text: "x"}); func() bool {
+		stored, same := redactEvent(d, redact.NewJSONReplacer([]string{"ollama"}, redact.Marker))
+		return stored != event.Data(d) || !same
+	}() {
 		t.Error("an event with nothing to redact is not stored as itself")
+	}
+	secret := "sk-0123456789abcdef"
+	rep := redact.NewJSONReplacer([]string{secret}, redact.Marker)
+	if _, same := redactEvent(event.AgentResponse{Text: "the key is " + secret}, rep); same {
+		t.Error("an event whose secret was redacted is said to be stored as it is")
+	}
+	if _, same := redactEvent(event.AgentResponse{Text: "no key here"}, rep); !same {
+		t.Error("an event with no secret in it is said to be changed by its redaction")
 	}
 }
 
@@ -330,7 +341,8 @@ func TestEventRedactorFollowsTheSecrets(t *testing.T) {
 	secrets.Add("sk-first-0123456789")
 	e := &eventRedactor{secrets: secrets.Values}
 	stored := func(text string) string {
-		switch v := e.redact(event.AgentResponse{Text: text}).(type) {
+		v, _ := e.redact(event.AgentResponse{Text: text})
+		switch v := v.(type) {
 		case session.Encoded:
 			return string(v)
 		case event.Data:
@@ -367,6 +379,6 @@ func BenchmarkRedactEvent(b *testing.B) {
 	d := event.AssistantMessage{Content: "The notes list two open TODOs: the parser and the docs."}
 	b.ReportAllocs()
 	for range b.N {
-		_ = e.redact(d)
+		_, _ = e.redact(d)
 	}
 }

@@ -864,7 +864,7 @@ type eventRedactor struct {
 	rep    *strings.Replacer // nil when none is long enough to redact
 }
 
-func (e *eventRedactor) redact(d event.Data) any { return redactEvent(d, e.replacer()) }
+func (e *eventRedactor) redact(d event.Data) (any, bool) { return redactEvent(d, e.replacer()) }
 
 func (e *eventRedactor) replacer() *strings.Replacer {
 	values := e.secrets()
@@ -878,16 +878,19 @@ func (e *eventRedactor) replacer() *strings.Replacer {
 
 // redactEvent returns d as JSON with every secret of rep (a
 // redact.NewJSONReplacer: of redact.MinLen bytes or more, also where JSON
-// escapes them) replaced by [redacted]; d itself when rep is nil.
-func redactEvent(d event.Data, rep *strings.Replacer) any {
+// escapes them) replaced by [redacted], d itself when rep is nil, and
+// whether that still encodes d exactly (no secret was found).
+func redactEvent(d event.Data, rep *strings.Replacer) (any, bool) {
 	if rep == nil {
-		return d
+		return d, true
 	}
 	b, err := json.Marshal(d)
 	if err != nil {
-		return d
+		return d, true // the store's own encoding fails the same way
 	}
-	return session.Encoded(rep.Replace(string(b))) // stored as it is, not encoded again
+	s := string(b)
+	r := rep.Replace(s)
+	return session.Encoded(r), r == s // stored as it is, not encoded again
 }
 
 // Messages returns the conversation so far (system prompt, task, ...).

@@ -16,9 +16,9 @@ func TestAppendAllCommitsTheGroupInOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		evs, err := s.AppendAll(ctx, info.ID, []Entry{
-			{"assistant.chunk", map[string]any{"delta": "hel"}},
-			{"assistant.message", map[string]any{"content": "hello"}},
-			{"agent.response", nil},
+			{Type: "assistant.chunk", Data: map[string]any{"delta": "hel"}},
+			{Type: "assistant.message", Data: map[string]any{"content": "hello"}},
+			{Type: "agent.response", Data: nil},
 		})
 		if err != nil {
 			t.Fatalf("AppendAll: %v", err)
@@ -47,15 +47,15 @@ func TestAppendAllCommitsNoneOnError(t *testing.T) {
 	ctx := context.Background()
 	eachStore(t, func(t *testing.T, s *Store) {
 		info := newSession(t, s)
-		_, err := s.AppendAll(ctx, info.ID, []Entry{{"assistant.chunk", nil}, {"assistant.message", []int{1}}})
+		_, err := s.AppendAll(ctx, info.ID, []Entry{{Type: "assistant.chunk", Data: nil}, {Type: "assistant.message", Data: []int{1}}})
 		if err == nil || !strings.Contains(err.Error(), "assistant.message") || !strings.Contains(err.Error(), "JSON object") {
 			t.Fatalf("AppendAll with array data: %v, want an error naming the event and saying it must be an object", err)
 		}
-		_, err = s.AppendAll(ctx, info.ID, []Entry{{"assistant.chunk", nil}, {"", nil}})
+		_, err = s.AppendAll(ctx, info.ID, []Entry{{Type: "assistant.chunk", Data: nil}, {Type: "", Data: nil}})
 		if err == nil || !strings.Contains(err.Error(), "empty event type") {
 			t.Fatalf("AppendAll with an empty type: %v", err)
 		}
-		_, err = s.AppendAll(ctx, "no-such-session", []Entry{{"assistant.chunk", nil}, {"agent.response", nil}})
+		_, err = s.AppendAll(ctx, "no-such-session", []Entry{{Type: "assistant.chunk", Data: nil}, {Type: "agent.response", Data: nil}})
 		if !errors.Is(err, ErrNotFound) {
 			t.Fatalf("AppendAll to a missing session: %v, want ErrNotFound", err)
 		}
@@ -78,7 +78,7 @@ func BenchmarkAppendAll4(b *testing.B) {
 			ctx := context.Background()
 			s := bs.open(b)
 			info := newSession(b, s)
-			group := []Entry{{"assistant.chunk", benchEvent}, {"assistant.chunk", benchEvent}, {"assistant.chunk", benchEvent}, {"assistant.chunk", benchEvent}}
+			group := []Entry{{Type: "assistant.chunk", Data: benchEvent}, {Type: "assistant.chunk", Data: benchEvent}, {Type: "assistant.chunk", Data: benchEvent}, {Type: "assistant.chunk", Data: benchEvent}}
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := s.AppendAll(ctx, info.ID, group); err != nil {
@@ -98,7 +98,7 @@ func TestAppendAllOnceCommitsAKeyOnce(t *testing.T) {
 	ctx := context.Background()
 	eachStore(t, func(t *testing.T, s *Store) {
 		info, other := newSession(t, s), newSession(t, s)
-		group := []Entry{{"llm.request", map[string]any{"turn": 1}}, {"assistant.chunk", map[string]any{"delta": "hi"}}}
+		group := []Entry{{Type: "llm.request", Data: map[string]any{"turn": 1}}, {Type: "assistant.chunk", Data: map[string]any{"delta": "hi"}}}
 		for attempt := 1; attempt <= 3; attempt++ {
 			evs, err := s.AppendAllOnce(ctx, info.ID, "run-1/act-5/0", group)
 			if err != nil {

@@ -17,7 +17,7 @@ func TestAppendAllCommitsUsageWithTheEvents(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		info := newSession(t, s)
 		u := Usage{Session: info.ID, Turn: 1, Model: "m", PromptTokens: 120, CompletionTokens: 30, CostUSD: 0.01}
-		if _, err := s.AppendAll(ctx, info.ID, []Entry{{"llm.usage", map[string]any{"prompt_tokens": 120}}}, u); err != nil {
+		if _, err := s.AppendAll(ctx, info.ID, []Entry{{Type: "llm.usage", Data: map[string]any{"prompt_tokens": 120}}}, u); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.AppendAll(ctx, info.ID, nil, u); err != nil { // usage alone
@@ -29,12 +29,12 @@ func TestAppendAllCommitsUsageWithTheEvents(t *testing.T) {
 		}
 		bad := u
 		bad.PromptTokens = -1
-		if _, err := s.AppendAll(ctx, info.ID, []Entry{{"llm.usage", nil}}, bad); err == nil || !strings.Contains(err.Error(), "negative") {
+		if _, err := s.AppendAll(ctx, info.ID, []Entry{{Type: "llm.usage", Data: nil}}, bad); err == nil || !strings.Contains(err.Error(), "negative") {
 			t.Fatalf("negative usage: %v", err)
 		}
 		other := u
 		other.Session = "another"
-		if _, err := s.AppendAll(ctx, info.ID, []Entry{{"llm.usage", nil}}, other); err == nil || !strings.Contains(err.Error(), "another") {
+		if _, err := s.AppendAll(ctx, info.ID, []Entry{{Type: "llm.usage", Data: nil}}, other); err == nil || !strings.Contains(err.Error(), "another") {
 			t.Fatalf("usage of another session: %v", err)
 		}
 		if _, err := s.AppendAll(ctx, "no-such-session", nil, Usage{Session: "no-such-session"}); !errors.Is(err, ErrNotFound) {

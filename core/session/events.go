@@ -19,6 +19,9 @@ type Event struct {
 	Session string          `json:"session"`
 	Type    string          `json:"type"`
 	Data    json.RawMessage `json:"data"`
+	// Value is the Entry.Value of an event a commit returned: what Data
+	// encodes, as its writer had it; nil for events read from the store.
+	Value any `json:"-"`
 }
 
 var _ json.Marshaler = Event{}
@@ -211,6 +214,12 @@ func (s *Store) sessionExists(ctx context.Context, q queryer, id string) error {
 type Entry struct {
 	Type string
 	Data any
+	// Value, optional, is what Data encodes, as its writer has it (a typed
+	// event). It is not stored: the events a commit returns carry it in
+	// Event.Value, so whoever shows them need not decode what was just
+	// encoded. A writer sets it only when Data encodes exactly it (no
+	// redaction changed anything).
+	Value any
 }
 
 // AppendAll commits entries to session in one transaction, in order, with
@@ -318,7 +327,7 @@ func (s *Store) encodeEntries(op, session string, entries []Entry, usage []Usage
 		if err != nil {
 			return nil, s.fail(op, fmt.Errorf("%s: %w", e.Type, err))
 		}
-		evs[i] = Event{Session: session, Type: e.Type, Data: raw}
+		evs[i] = Event{Session: session, Type: e.Type, Data: raw, Value: e.Value}
 	}
 	for _, u := range usage {
 		if u.Session != session {

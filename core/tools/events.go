@@ -70,9 +70,10 @@ type StoreRecorder struct {
 	// that commit still holds r: it must not record through r, which
 	// would wait for itself.
 	Sink func(session.Event)
-	// Redact returns what is stored of d (d without the run's secrets);
-	// nil stores d as it is.
-	Redact func(d event.Data) any
+	// Redact returns what is stored of d (d without the run's secrets)
+	// and whether that encodes d exactly (nothing was redacted); nil
+	// stores d as it is.
+	Redact func(d event.Data) (stored any, same bool)
 
 	mu      sync.Mutex
 	pending []session.Entry
@@ -316,11 +317,15 @@ func (r *StoreRecorder) entries(ds []event.Data) []session.Entry {
 }
 
 func (r *StoreRecorder) entry(d event.Data) session.Entry {
-	var data any = d
-	if r.Redact != nil {
-		data = r.Redact(d)
+	if r.Redact == nil {
+		return session.Entry{Type: d.EventType(), Data: d, Value: d}
 	}
-	return session.Entry{Type: d.EventType(), Data: data}
+	e := session.Entry{Type: d.EventType()}
+	var same bool
+	if e.Data, same = r.Redact(d); same {
+		e.Value = d // what is stored encodes d exactly: Sink gets d itself
+	}
+	return e
 }
 
 func (r *StoreRecorder) queueLocked(entries []session.Entry) {

@@ -424,3 +424,45 @@ func TestStoreRecorderBeginAndEnd(t *testing.T) {
 		t.Errorf("the refused end's event was not shown: %v", shown)
 	}
 }
+
+// Sink gets each event with the value it was recorded as when what is
+// stored encodes it exactly, so event.Decode need not decode it again;
+// an event that redaction changed comes without it and decodes as stored.
+func TestStoreRecorderHandsTheValueToSink(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rec, _, _, _ := openRecorder(t)
+	var got []session.Event
+	rec.Sink = func(ev session.Event) { got = append(got, ev) }
+	rec.Redact = func(d event.Data) (any, bool) {
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		redacted := strings.ReplaceAll(string(b), "hunter2", "[redacted]")
+		return session.Encoded(redacted), redacted == string(b)
+	}
+	plain := event.AgentResponse{Text: "all done"}
+	secret := event.AgentResponse{Text: "the password is hunter2"}
+	if err := rec.RecordAll(ctx, plain, secret); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("shown %d events, want 2", len(got))
+	}
+	if v, ok := got[0].Value.(event.AgentResponse); !ok || v != plain {
+		t.Errorf("the unredacted event's value = %#v, want %#v", got[0].Value, plain)
+	}
+	if got[1].Value != nil {
+		t.Errorf("the redacted event came with its value %#v: Sink would show the secret", got[1].Value)
+	}
+	for i, want := range []string{"all done", "the password is [redacted]"} {
+		d, err := event.Decode(got[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, ok := d.(event.AgentResponse); !ok || r.Text != want {
+			t.Errorf("event %d decodes as %#v, want the text %q", i, d, want)
+		}
+	}
+}
