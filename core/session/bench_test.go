@@ -218,12 +218,15 @@ func BenchmarkRunStore(b *testing.B) {
 }
 
 // benchRun commits what a run of turns turns commits (turns-1 reads of a
-// file, then an answer), in the groups the runner commits them: 2 + 2 a
-// turn + 2 write transactions, 8 for 2 turns.
+// file, then an answer), in the groups the runner commits them: the session
+// with its session.started, the first request, two a turn, and the last
+// chunks with session.ended and the end status: 5 write transactions for 2
+// turns (a real run also commits its first chunk apart).
 func benchRun(b *testing.B, s *Store, turns int) {
 	b.Helper()
 	ctx := context.Background()
-	info, err := s.CreateSession(ctx, SessionInfo{Agent: "reader", Model: "chat", ConfigPath: "/cfg/agent.hcl", Workspace: "/ws", Lease: NewLease()})
+	info, _, err := s.CreateSessionWith(ctx, SessionInfo{Agent: "reader", Model: "chat", ConfigPath: "/cfg/agent.hcl", Workspace: "/ws", Lease: NewLease()},
+		Entry{Type: "session.started", Data: map[string]any{"agent": "reader"}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -242,7 +245,6 @@ func benchRun(b *testing.B, s *Store, turns int) {
 			b.Fatal(err)
 		}
 	}
-	must(s.Append(ctx, info.ID, "session.started", map[string]any{"agent": "reader"}))
 	must(s.Append(ctx, info.ID, "llm.request", map[string]any{"turn": 1}))
 	for turn := 1; turn < turns; turn++ {
 		must(s.AppendAll(ctx, info.ID, chunks(5), usage(turn)))
@@ -251,7 +253,6 @@ func benchRun(b *testing.B, s *Store, turns int) {
 			{Type: "llm.request", Data: map[string]any{"turn": turn + 1}},
 		}))
 	}
-	must(s.AppendAll(ctx, info.ID, chunks(4), usage(turns)))
-	must(s.Append(ctx, info.ID, "session.ended", map[string]any{"status": "completed"}))
-	must(nil, s.EndSession(ctx, info.ID, StatusCompleted, turns))
+	last := append(chunks(4), Entry{Type: "session.ended", Data: map[string]any{"status": "completed"}})
+	must(s.EndSessionWith(ctx, info.ID, StatusCompleted, turns, last, usage(turns)))
 }
