@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"strings"
+
+	"github.com/harness-agent/harness/internal/gopool"
 )
 
 // Bounds of one coalesced delta: a merged delta carries at most
@@ -48,7 +50,7 @@ var errEmitAfterStream = errors.New("sdk: emit called after the provider's Strea
 func newCoalescer(ctx context.Context, send func(StreamChunk) error) *coalescer {
 	c := &coalescer{ctx: ctx, queue: make(chan StreamChunk, sendQueue), ended: make(chan struct{}),
 		done: make(chan struct{}), send: send}
-	go c.run()
+	gopool.Go(c.run) // it sends through gRPC: a pooled goroutine keeps the stack that grows
 	return c
 }
 

@@ -29,6 +29,11 @@ var Handshake = plugin.HandshakeConfig{
 // tool output exceed gRPC's 4 MiB default.
 const MaxMessageSize = 256 << 20
 
+// streamWorkers is how many goroutines of a plugin's gRPC server wait for
+// a stream: a provider serves one stream at a time, a tool process a few
+// concurrent read-only calls.
+const streamWorkers = 4
+
 // HostPluginSets returns the plugin sets a host passes to go-plugin's
 // ClientConfig.VersionedPlugins.
 func HostPluginSets() map[int]plugin.PluginSet {
@@ -54,6 +59,11 @@ func grpcServer(opts []grpc.ServerOption) *grpc.Server {
 		grpc.MaxRecvMsgSize(MaxMessageSize),
 		grpc.MaxSendMsgSize(MaxMessageSize),
 		grpc.MaxConcurrentStreams(math.MaxUint32),
+		// Streams run on goroutines that outlive them, which keep the
+		// stack a call grew (a new goroutine per stream copied its stack
+		// two or three times); a stream beyond these gets a goroutine of
+		// its own.
+		grpc.NumStreamWorkers(streamWorkers),
 	)
 	return grpc.NewServer(opts...)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/harness-agent/harness/core/llm"
 	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/core/tools"
+	"github.com/harness-agent/harness/internal/gopool"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -474,10 +475,10 @@ func (l *Loop) runTools(ctx context.Context, toolCalls []sdk.ToolCall) []tools.O
 		}
 		if l.cfg.ReadOnly(c.Name) {
 			wg.Add(1)
-			go func() {
+			gopool.Go(func() {
 				defer wg.Done()
 				out[i] = run(ctx, call)
-			}()
+			})
 			continue
 		}
 		wg.Wait() // a writing call sees the effects of the reads before it

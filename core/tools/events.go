@@ -8,6 +8,7 @@ import (
 
 	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/session"
+	"github.com/harness-agent/harness/internal/gopool"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -245,7 +246,7 @@ func (r *StoreRecorder) Background(ctx context.Context) {
 	defer r.mu.Unlock()
 	if !r.busy && r.err == nil && r.takeableLocked(true) > 0 {
 		r.busy = true
-		go r.background(context.WithoutCancel(ctx))
+		r.goBackground(ctx)
 	}
 }
 
@@ -355,7 +356,7 @@ func (r *StoreRecorder) acquireLocked() error {
 // for everything) or it failed.
 func (r *StoreRecorder) releaseLocked(ctx context.Context, wait bool) {
 	if !wait && r.err == nil && r.takeableLocked(true) > 0 {
-		go r.background(context.WithoutCancel(ctx))
+		r.goBackground(ctx)
 		return
 	}
 	r.busy = false
@@ -378,6 +379,13 @@ func (r *StoreRecorder) takeableLocked(background bool) int {
 		return len(r.pending)
 	}
 	return max(0, min(len(r.pending), r.holdFrom-(r.queued-len(r.pending))))
+}
+
+// goBackground runs background on a pooled goroutine: a commit goes deep
+// into SQLite, and a new goroutine would grow its stack anew each time.
+func (r *StoreRecorder) goBackground(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx)
+	gopool.Go(func() { r.background(ctx) })
 }
 
 // background commits what is deferred until nothing is, or a commit fails
