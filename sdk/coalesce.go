@@ -47,6 +47,13 @@ type coalescer struct {
 // dropped, as the stream is over.
 var errEmitAfterStream = errors.New("sdk: emit called after the provider's Stream returned; the chunk is dropped")
 
+// IdleGoroutine is the function in which the SDK's idle goroutines wait
+// for work: the goroutine that sent a stream's chunks stays, with the
+// stack it grew, for the next stream (at most 8 wait, for the process's
+// life). A plugin's leak check ignores them:
+// goleak.IgnoreTopFunction(sdk.IdleGoroutine).
+const IdleGoroutine = gopool.IdleFunction
+
 func newCoalescer(ctx context.Context, send func(StreamChunk) error) *coalescer {
 	c := &coalescer{ctx: ctx, queue: make(chan StreamChunk, sendQueue), ended: make(chan struct{}),
 		done: make(chan struct{}), send: send}

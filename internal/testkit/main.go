@@ -14,8 +14,7 @@ import (
 // Build made and, when the tests passed, fails the process if goroutines
 // are still running (goleak; opts name known long-lived goroutines of a
 // library, with goleak.IgnoreTopFunction; gopool's waiting goroutines are
-// always ignored). A TestMain that has more to do
-// calls Run instead.
+// always ignored). A TestMain that has more to do calls Run instead.
 //
 //	func TestMain(m *testing.M) { testkit.Main(m) }
 func Main(m *testing.M, opts ...goleak.Option) { os.Exit(Run(m, opts...)) }
