@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/encoding"
 	grpcproto "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -72,7 +71,7 @@ var messagesField = (&providerv1.Stream_Request{}).ProtoReflect().Descriptor().F
 // encodings: the request without its messages, then each message as the
 // repeated field, which is the wire form of the whole request (a parser
 // takes a message's fields in any order). Everything else, the stream's
-// chunks among it, goes through the proto codec.
+// chunks among it, goes through wireCodec.
 type requestCodec struct {
 	req  *providerv1.Stream_Request
 	wire [][]byte // the encodings of req.Messages
@@ -81,15 +80,13 @@ type requestCodec struct {
 // callOption makes the call use the codec.
 func (c *requestCodec) callOption() grpc.CallOption { return grpc.ForceCodecV2(c) }
 
-func protoCodec() encoding.CodecV2 { return encoding.GetCodecV2(grpcproto.Name) }
-
 // Name is the proto codec's: the server decodes with it.
 func (c *requestCodec) Name() string { return grpcproto.Name }
 
 // Marshal implements encoding.CodecV2.
 func (c *requestCodec) Marshal(v any) (mem.BufferSlice, error) {
 	if v != c.req || len(c.wire) != len(c.req.Messages) || slices.ContainsFunc(c.wire, func(w []byte) bool { return w == nil }) {
-		return protoCodec().Marshal(v)
+		return wireCodec{}.Marshal(v)
 	}
 	msgs := c.req.Messages
 	c.req.Messages = nil
@@ -113,5 +110,5 @@ func (c *requestCodec) Marshal(v any) (mem.BufferSlice, error) {
 
 // Unmarshal implements encoding.CodecV2.
 func (c *requestCodec) Unmarshal(data mem.BufferSlice, v any) error {
-	return protoCodec().Unmarshal(data, v)
+	return wireCodec{}.Unmarshal(data, v)
 }

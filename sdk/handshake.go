@@ -46,12 +46,13 @@ func HostPluginSets() map[int]plugin.PluginSet {
 	}
 }
 
-// GRPCDialOptions are the host's dial options: raised call size limits.
+// GRPCDialOptions are the host's dial options: raised call size limits,
+// and a codec that does not clear the buffers it fills (see wireCodec).
 func GRPCDialOptions() []grpc.DialOption {
 	return []grpc.DialOption{grpc.WithDefaultCallOptions(
 		grpc.MaxCallRecvMsgSize(MaxMessageSize),
 		grpc.MaxCallSendMsgSize(MaxMessageSize),
-	)}
+	), codecDialOption()}
 }
 
 func grpcServer(opts []grpc.ServerOption) *grpc.Server {
@@ -64,6 +65,7 @@ func grpcServer(opts []grpc.ServerOption) *grpc.Server {
 		// two or three times); a stream beyond these gets a goroutine of
 		// its own.
 		grpc.NumStreamWorkers(streamWorkers),
+		codecServerOption(),
 	)
 	return grpc.NewServer(opts...)
 }
