@@ -25,7 +25,7 @@ const Marker = "[redacted]"
 type Secrets struct {
 	mu     sync.RWMutex
 	values []string
-	r      *strings.Replacer // nil while empty
+	r      *Replacer // nil while empty
 }
 
 // Add adds values (those shorter than MinLen are ignored).
@@ -137,7 +137,7 @@ func (w *fdWriter) Fd() uintptr { return w.fd() }
 // Go-quoted forms (a secret inside a quoted log field or a JSON line), by
 // marker; the longest first, so that a value containing another is
 // replaced whole. nil when no value is long enough.
-func NewReplacer(values []string, marker string) *strings.Replacer {
+func NewReplacer(values []string, marker string) *Replacer {
 	return replacer(values, marker, func(v string) []string {
 		q := strconv.Quote(v)
 		return []string{v, jsonForm(v), q[1 : len(q)-1]}
@@ -147,7 +147,7 @@ func NewReplacer(values []string, marker string) *strings.Replacer {
 // NewJSONReplacer is NewReplacer for encoded JSON: it replaces only the
 // values' JSON-escaped forms, which occur inside strings alone, so that
 // the result is still the same JSON with those strings redacted.
-func NewJSONReplacer(values []string, marker string) *strings.Replacer {
+func NewJSONReplacer(values []string, marker string) *Replacer {
 	return replacer(values, marker, func(v string) []string { return []string{jsonForm(v)} })
 }
 
@@ -157,7 +157,7 @@ func jsonForm(v string) string {
 	return string(j[1 : len(j)-1])
 }
 
-func replacer(values []string, marker string, formsOf func(string) []string) *strings.Replacer {
+func replacer(values []string, marker string, formsOf func(string) []string) *Replacer {
 	var forms []string
 	for _, v := range values {
 		if len(v) < MinLen {
@@ -177,5 +177,27 @@ func replacer(values []string, marker string, formsOf func(string) []string) *st
 	for _, f := range forms {
 		pairs = append(pairs, f, marker)
 	}
-	return strings.NewReplacer(pairs...)
+	return &Replacer{forms: forms, r: strings.NewReplacer(pairs...)}
+}
+
+// Replacer replaces every occurrence of a set of strings (a secret's
+// forms) by a marker. Text that holds none of them, nearly all text, is
+// returned after one strings.Contains per form, which scans at memory
+// speed, instead of a strings.Replacer's walk of its trie over every byte
+// (what it does for more than one string): 32 KiB of a file read went
+// through the trie in about 100 µs.
+type Replacer struct {
+	forms []string // longest first
+	r     *strings.Replacer
+}
+
+// Replace returns s with every form replaced by the marker, the longest
+// first where they overlap (as strings.Replacer does).
+func (r *Replacer) Replace(s string) string {
+	for _, f := range r.forms {
+		if strings.Contains(s, f) {
+			return r.r.Replace(s)
+		}
+	}
+	return s
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +109,84 @@ func TestJSONReplacer(t *testing.T) {
 	var back map[string]string
 	if err := json.Unmarshal([]byte(got), &back); err != nil || back["a"] != redact.Marker || back["b"] != "x" {
 		t.Errorf("redacted %s: %v, %v", got, back, err)
+	}
+}
+
+// FuzzReplacerMatchesStringsReplacer: Replacer's shortcut for text that
+// holds no secret changes nothing: its output is strings.Replacer's over
+// the same forms, for two secrets (strings.Replacer's slow case) that may
+// overlap or contain each other, inside or around any text.
+func FuzzReplacerMatchesStringsReplacer(f *testing.F) {
+	f.Add("sk-live-0123456789", "ghp_abcdefghijk", "a sk-live-0123456789 b", 1)
+	f.Add("aaaaaaaaaa", "aaaaaaaaaaaa", "xaaaaaaaaaaaaaay", 0)
+	f.Add(`x"y\z-12345`, "12345678", `{"k":"x\"y\\z-12345"}`, 2)
+	f.Fuzz(func(t *testing.T, a, b, text string, where int) {
+		switch where % 3 {
+		case 1:
+			text += a
+		case 2:
+			text = b + text
+		}
+		values := []string{a, b}
+		for _, tc := range []struct {
+			name  string
+			got   *redact.Replacer
+			forms func(string) []string
+		}{
+			{"NewReplacer", redact.NewReplacer(values, "[r]"), func(v string) []string {
+				j, _ := json.Marshal(v)
+				return []string{v, string(j[1 : len(j)-1]), fmt.Sprintf("%q", v)[1 : len(fmt.Sprintf("%q", v))-1]}
+			}},
+			{"NewJSONReplacer", redact.NewJSONReplacer(values, "[r]"), func(v string) []string {
+				j, _ := json.Marshal(v)
+				return []string{string(j[1 : len(j)-1])}
+			}},
+		} {
+			want := oracle(values, tc.forms).Replace(text)
+			if tc.got == nil {
+				if want != text {
+					t.Fatalf("%s: nil replacer, but the forms of %q change %q", tc.name, values, text)
+				}
+				continue
+			}
+			if got := tc.got.Replace(text); got != want {
+				t.Fatalf("%s(%q).Replace(%q) = %q, strings.Replacer gives %q", tc.name, values, text, got, want)
+			}
+		}
+	})
+}
+
+// oracle is the strings.Replacer redact builds over the forms of values
+// of MinLen or more, longest first.
+func oracle(values []string, forms func(string) []string) *strings.Replacer {
+	var all []string
+	for _, v := range values {
+		if len(v) < redact.MinLen {
+			continue
+		}
+		for _, f := range forms(v) {
+			if !slices.Contains(all, f) {
+				all = append(all, f)
+			}
+		}
+	}
+	slices.SortStableFunc(all, func(x, y string) int { return len(y) - len(x) })
+	var pairs []string
+	for _, f := range all {
+		pairs = append(pairs, f, "[r]")
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// BenchmarkReplaceClean is a 32 KiB file read holding no secret through
+// the event redactor of a run with two secrets.
+func BenchmarkReplaceClean(b *testing.B) {
+	text := strings.Repeat(strings.Repeat("x", 79)+"\n", 410)[:32<<10]
+	r := redact.NewJSONReplacer([]string{"sk-0123456789abcdef0123", "ghp_abcdefghijklmnopqrstuvwxyz"}, redact.Marker)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if r.Replace(text) != text {
+			b.Fatal("changed")
+		}
 	}
 }

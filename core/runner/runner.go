@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/hcl/v2"
@@ -860,13 +860,13 @@ type eventRedactor struct {
 
 	mu     sync.Mutex
 	built  bool
-	values []string          // the secrets rep was built from
-	rep    *strings.Replacer // nil when none is long enough to redact
+	values []string         // the secrets rep was built from
+	rep    *redact.Replacer // nil when none is long enough to redact
 }
 
 func (e *eventRedactor) redact(d event.Data) (any, bool) { return redactEvent(d, e.replacer()) }
 
-func (e *eventRedactor) replacer() *strings.Replacer {
+func (e *eventRedactor) replacer() *redact.Replacer {
 	values := e.secrets()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -880,7 +880,7 @@ func (e *eventRedactor) replacer() *strings.Replacer {
 // redact.NewJSONReplacer: of redact.MinLen bytes or more, also where JSON
 // escapes them) replaced by [redacted], d itself when rep is nil, and
 // whether that still encodes d exactly (no secret was found).
-func redactEvent(d event.Data, rep *strings.Replacer) (any, bool) {
+func redactEvent(d event.Data, rep *redact.Replacer) (any, bool) {
 	if rep == nil {
 		return d, true
 	}
@@ -888,9 +888,14 @@ func redactEvent(d event.Data, rep *strings.Replacer) (any, bool) {
 	if err != nil {
 		return d, true // the store's own encoding fails the same way
 	}
-	s := string(b)
+	// Stored as it is, not encoded again; copied only when redacted (b is
+	// not changed after this).
+	s := unsafe.String(unsafe.SliceData(b), len(b))
 	r := rep.Replace(s)
-	return session.Encoded(r), r == s // stored as it is, not encoded again
+	if r == s {
+		return session.Encoded(b), true
+	}
+	return session.Encoded(r), false
 }
 
 // Messages returns the conversation so far (system prompt, task, ...).

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"strings"
 
 	"github.com/harness-agent/harness/core/redact"
 	"github.com/harness-agent/harness/sdk"
@@ -14,7 +13,7 @@ const Redacted = "[redacted: an API key of the configuration]"
 // everything a tool returns, before the model, the store or a person sees
 // it: a tool that reads a file or runs a command may come across them (a
 // literal api_key in a configuration inside the workspace).
-type redactor struct{ r *strings.Replacer }
+type redactor struct{ r *redact.Replacer }
 
 func newRedactor(secrets []string) *redactor {
 	r := redact.NewReplacer(secrets, Redacted)
