@@ -1,7 +1,6 @@
 package tools
 
 import (
-
 	"github.com/harness-agent/harness/core/redact"
 	"github.com/harness-agent/harness/sdk"
 )
