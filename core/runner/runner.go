@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -884,7 +883,7 @@ func redactEvent(d event.Data, rep *redact.Replacer) (any, bool) {
 	if rep == nil {
 		return d, true
 	}
-	b, err := json.Marshal(d)
+	b, err := event.Marshal(d)
 	if err != nil {
 		return d, true // the store's own encoding fails the same way
 	}

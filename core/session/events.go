@@ -127,6 +127,12 @@ func (s *Store) Append(ctx context.Context, session, typ string, data any) (Even
 // a json.RawMessage included, goes through json.Marshal.
 type Encoded []byte
 
+// jsonAppender is event data that encodes itself as json.Marshal would,
+// faster (event.ToolResult, whose content is a tool's output).
+type jsonAppender interface {
+	AppendJSON(b []byte) ([]byte, error)
+}
+
 // encodeData encodes event data, which must be a JSON object.
 func encodeData(data any) (json.RawMessage, error) {
 	if data == nil {
@@ -138,7 +144,13 @@ func encodeData(data any) (json.RawMessage, error) {
 		}
 		return json.RawMessage(enc), nil
 	}
-	b, err := json.Marshal(data)
+	var b []byte
+	var err error
+	if a, ok := data.(jsonAppender); ok {
+		b, err = a.AppendJSON(nil)
+	} else {
+		b, err = json.Marshal(data)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encode event data: %w", err)
 	}
