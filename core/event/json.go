@@ -3,6 +3,7 @@ package event
 import (
 	"encoding/binary"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -35,6 +36,9 @@ func (r ToolResult) AppendJSON(b []byte) ([]byte, error) {
 			return b, err
 		}
 	}
+	// One allocation: the fields, their names, and room for escapes.
+	n := len(r.CallID) + len(r.Tool) + len(r.Content) + len(r.ActionID)
+	b = slices.Grow(b, n+n/8+len(errJSON)+len(presJSON)+96)
 	b = append(b, `{"call_id":`...)
 	b = appendString(b, r.CallID)
 	b = append(b, `,"tool":`...)
