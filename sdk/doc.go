@@ -8,8 +8,11 @@
 //
 // Serve fixes the handshake (a magic cookie that never changes and
 // protocol version [ProtocolVersion]), allows gRPC only, raises message size
-// limits, logs JSON through hclog to stderr (stdout belongs to go-plugin),
-// and watches for the death of the host so that no plugin outlives it.
+// limits, encodes messages with a codec that does not clear the buffers it
+// fills (the same bytes as gRPC's proto codec; [GRPCDialOptions] sets it on
+// the host side too), logs JSON through hclog to stderr (stdout belongs to
+// go-plugin), and watches for the death of the host so that no plugin
+// outlives it.
 //
 // The same package holds the host side of the protocol ([ToolClient],
 // [ProviderClient], [HookClient]) so that the harness core and the test kit in
