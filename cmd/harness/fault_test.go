@@ -95,6 +95,21 @@ func zombie(stat []byte) bool {
 	return i >= 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X')
 }
 
+// waitDead waits up to within for process pid to have exited (a zombie
+// not yet reaped, or gone): a SIGKILL is delivered at once, but a large
+// process (a race-instrumented one above all) takes a while to tear its
+// memory down, with its sockets still open, so a call sent meanwhile
+// reaches a process that is about to close them.
+func waitDead(t *testing.T, pid int, within time.Duration) {
+	t.Helper()
+	if !testkit.Eventually(within, func() bool {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		return err != nil || zombie(stat)
+	}) {
+		t.Fatalf("process %d still runs %s after SIGKILL", pid, within)
+	}
+}
+
 // assertNoProcsLeft waits up to within for every process under dir to be
 // gone, then fails the test naming the survivors (and kills them, so one
 // failure does not leak into other tests).

@@ -78,6 +78,10 @@ func restartAfterSwap(t *testing.T, dir, bin, target, marker, more string, tool 
 	if err := syscall.Kill(victim.pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
+	// The next call is made once the victim has exited: a call sent to a
+	// process that is still dying fails with process_exit, as it should,
+	// and only the one after it would show the restart.
+	waitDead(t, victim.pid, 10*time.Second)
 	fake.Enqueue(fakedeepseek.Scripted(tool("call_again")), answer)
 	// Release the command waiting on the FIFO if it still waits: when the
 	// victim is the shared built-in process, which runs the terminal too,
