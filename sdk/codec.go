@@ -5,7 +5,6 @@ import (
 	"math/bits"
 	"sync"
 
-	"google.golang.org/grpc"
 	grpcproto "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
@@ -125,12 +124,3 @@ func (p *dirtyPool) Put(b *[]byte) {
 	}
 	p.tiers[t].Put(b)
 }
-
-// codecDialOption and codecServerOption make a connection's calls use
-// wireCodec (a call may still force a codec of its own, as a provider's
-// Stream does with requestCodec).
-func codecDialOption() grpc.DialOption {
-	return grpc.WithDefaultCallOptions(grpc.ForceCodecV2(wireCodec{}))
-}
-
-func codecServerOption() grpc.ServerOption { return grpc.ForceServerCodecV2(wireCodec{}) }

@@ -52,7 +52,8 @@ func GRPCDialOptions() []grpc.DialOption {
 	return []grpc.DialOption{grpc.WithDefaultCallOptions(
 		grpc.MaxCallRecvMsgSize(MaxMessageSize),
 		grpc.MaxCallSendMsgSize(MaxMessageSize),
-	), codecDialOption()}
+		grpc.ForceCodecV2(wireCodec{}), // a call may still force its own (a provider's Stream: requestCodec)
+	)}
 }
 
 func grpcServer(opts []grpc.ServerOption) *grpc.Server {
@@ -65,7 +66,7 @@ func grpcServer(opts []grpc.ServerOption) *grpc.Server {
 		// two or three times); a stream beyond these gets a goroutine of
 		// its own.
 		grpc.NumStreamWorkers(streamWorkers),
-		codecServerOption(),
+		grpc.ForceServerCodecV2(wireCodec{}),
 	)
 	return grpc.NewServer(opts...)
 }

@@ -9,19 +9,10 @@ import (
 	"unsafe"
 )
 
-// Marshal encodes d as json.Marshal does, byte for byte, faster for the
-// events that carry a tool's output (ToolResult): their content is most
-// of what a run stores, and encoding/json escapes it at a few hundred
-// MB/s.
-func Marshal(d Data) ([]byte, error) {
-	if a, ok := d.(interface{ AppendJSON([]byte) ([]byte, error) }); ok {
-		return a.AppendJSON(nil)
-	}
-	return json.Marshal(d)
-}
-
-// AppendJSON appends r encoded as json.Marshal encodes it (the session
-// store and the run's redaction call it instead).
+// AppendJSON appends r encoded as json.Marshal encodes it, byte for byte,
+// faster: the content of a tool.result is most of what a run stores, and
+// encoding/json escapes it at a few hundred MB/s (session.EncodeData, which
+// the store and the run's redaction use, calls it).
 func (r ToolResult) AppendJSON(b []byte) ([]byte, error) {
 	var errJSON, presJSON []byte
 	if r.Error != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harness-agent/harness/core/session"
 	"github.com/harness-agent/harness/sdk"
 )
 
@@ -87,9 +88,9 @@ func checkSameJSON(t *testing.T, r ToolResult) {
 	if wantErr == nil && !bytes.Equal(got, want) {
 		t.Fatalf("AppendJSON wrote\n%s\njson.Marshal writes\n%s", got, want)
 	}
-	viaMarshal, err := Marshal(r)
-	if wantErr == nil && (err != nil || !bytes.Equal(viaMarshal, want)) {
-		t.Fatalf("Marshal: %s, %v", viaMarshal, err)
+	viaStore, err := session.EncodeData(r)
+	if wantErr == nil && (err != nil || !bytes.Equal(viaStore, want)) {
+		t.Fatalf("session.EncodeData: %s, %v", viaStore, err)
 	}
 }
 

@@ -883,7 +883,7 @@ func redactEvent(d event.Data, rep *redact.Replacer) (any, bool) {
 	if rep == nil {
 		return d, true
 	}
-	b, err := event.Marshal(d)
+	b, err := session.EncodeData(d)
 	if err != nil {
 		return d, true // the store's own encoding fails the same way
 	}

@@ -96,7 +96,7 @@ func (s *Store) Append(ctx context.Context, session, typ string, data any) (Even
 	if typ == "" {
 		return Event{}, s.fail(op, errors.New("empty event type"))
 	}
-	raw, err := encodeData(data)
+	raw, err := EncodeData(data)
 	if err != nil {
 		return Event{}, s.fail(op, err)
 	}
@@ -124,7 +124,7 @@ func (s *Store) Append(ctx context.Context, session, typ string, data any) (Even
 // Encoded is event data that json.Marshal already encoded as one JSON
 // object (the runner's redaction does): Append and AppendAll store it as it
 // is, without encoding or scanning it again. Anything else given to them,
-// a json.RawMessage included, goes through json.Marshal.
+// a json.RawMessage included, goes through EncodeData.
 type Encoded []byte
 
 // jsonAppender is event data that encodes itself as json.Marshal would,
@@ -133,8 +133,10 @@ type jsonAppender interface {
 	AppendJSON(b []byte) ([]byte, error)
 }
 
-// encodeData encodes event data, which must be a JSON object.
-func encodeData(data any) (json.RawMessage, error) {
+// EncodeData encodes event data as the store stores it: an Encoded value
+// as it is, data with an AppendJSON method (event.ToolResult) by it, the
+// rest with json.Marshal; it must be a JSON object (nil is {}).
+func EncodeData(data any) (json.RawMessage, error) {
 	if data == nil {
 		return json.RawMessage("{}"), nil
 	}
@@ -335,7 +337,7 @@ func (s *Store) encodeEntries(op, session string, entries []Entry, usage []Usage
 		if e.Type == "" {
 			return nil, s.fail(op, errors.New("empty event type"))
 		}
-		raw, err := encodeData(e.Data)
+		raw, err := EncodeData(e.Data)
 		if err != nil {
 			return nil, s.fail(op, fmt.Errorf("%s: %w", e.Type, err))
 		}
