@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/harness-agent/harness/internal/testkit"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/llm"
@@ -123,7 +126,10 @@ func commitRun(t *testing.T, calls ...string) (stored []session.Event, commits [
 			t.Errorf("event %d (%s) shown before it was committed", ev.Seq, ev.Type)
 		}
 	}
-	ex, err := tools.NewExecutor(reg, tools.Options{Session: info.ID, Whitelist: []string{"read_a", "write_a"}, Approver: allowAll{}, Recorder: rec})
+	// The grace is longer than any test: a read's tool.call is committed
+	// with its result (TestSlowReadShowsItsCall has it up during a read).
+	ex, err := tools.NewExecutor(reg, tools.Options{Session: info.ID, Whitelist: []string{"read_a", "write_a"}, Approver: allowAll{}, Recorder: rec,
+		QuietGrace: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,6 +182,9 @@ func TestTurnCommitsAreGrouped(t *testing.T) {
 		together []string
 		most     int
 	}{
+		{"one read", []string{"read_a"}, "llm.request llm.usage assistant.message tool.call tool.result " +
+			"llm.request assistant.chunk llm.usage assistant.message agent.response",
+			[]string{"assistant.message tool.call tool.result", "assistant.message agent.response"}, 5},
 		{"one call", []string{"write_a"}, "llm.request llm.usage assistant.message tool.call tool.result " +
 			"llm.request assistant.chunk llm.usage assistant.message agent.response",
 			[]string{"assistant.message tool.call", "assistant.message agent.response"}, 6},
@@ -226,6 +235,61 @@ func TestTurnCommitsAreGrouped(t *testing.T) {
 	}
 }
 
+// A read that cannot act on the world runs before its tool.call is
+// committed; one still running when the executor's quiet grace is up has
+// its tool.call (and the model's message before it) committed, and shown,
+// while it runs: here the read waits until it sees its tool.call stored.
+func TestSlowReadShowsItsCall(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, info := openSession(t)
+	reg := tools.NewRegistry()
+	spec := sdk.ToolSpec{Name: "read_a", InputSchema: json.RawMessage(`{"type":"object"}`), Capabilities: sdk.Capabilities{Reads: true}}
+	if err := reg.Add(tools.Tool{Spec: spec, Origin: tools.OriginBuiltin, Owner: "t", Source: waitForCallSource{t, store, info.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	rec := tools.SessionRecorder(store, info.ID)
+	var mu sync.Mutex
+	var shown []string
+	rec.Sink = func(ev session.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		shown = append(shown, ev.Type)
+	}
+	ex, err := tools.NewExecutor(reg, tools.Options{Session: info.ID, Whitelist: []string{"read_a"}, Approver: allowAll{}, Recorder: rec,
+		QuietGrace: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := &usageModel{answers: []llm.AssistantMessage{
+		{ToolCalls: []sdk.ToolCall{{ID: "c1", Name: "read_a", Arguments: `{}`}}, FinishReason: "tool_calls"},
+		{Text: "done", FinishReason: "stop"}}}
+	cfg := Config{Session: info.ID, ReadOnly: func(name string) bool { return strings.HasPrefix(name, "read_") }}
+	if _, out := New(cfg, model, ex, rec, rec).Run(ctx, []sdk.Message{{Role: sdk.RoleUser, Content: "go"}}); out.Status != StatusCompleted {
+		t.Fatalf("outcome %+v", out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if i := slices.Index(shown, event.TypeToolCall); i < 0 || slices.Index(shown, event.TypeToolResult) < i {
+		t.Errorf("shown %v, want the tool.call before its result", shown)
+	}
+}
+
+// waitForCallSource runs a call once its tool.call is in the store.
+type waitForCallSource struct {
+	t       *testing.T
+	store   *session.Store
+	session string
+}
+
+func (s waitForCallSource) Execute(ctx context.Context, call sdk.Call, p sdk.Progress) (sdk.Result, error) {
+	testkit.WaitFor(s.t, func() bool {
+		evs, err := s.store.Events(ctx, s.session, 0)
+		return err == nil && slices.ContainsFunc(evs, func(ev session.Event) bool { return ev.Type == event.TypeToolCall })
+	}, "the slow read's tool.call committed while it runs")
+	return echoSource{}.Execute(ctx, call, p)
+}
+
 // failingCompaction fails the commit of context.compacted, as a recorder
 // does whose background commit failed while the compaction's waited.
 type failingCompaction struct{ fakeRecorder }
@@ -257,8 +321,9 @@ func TestCompactionCommitFailureStopsTheRun(t *testing.T) {
 // waits for the next commit the loop itself waits for.
 type lazyRecorder struct{ *tools.StoreRecorder }
 
-func (lazyRecorder) Background(context.Context) {}
-func (lazyRecorder) Release(context.Context)    {}
+func (lazyRecorder) Background(context.Context)                  {}
+func (lazyRecorder) Release(context.Context)                     {}
+func (lazyRecorder) ReleaseAfter(context.Context, time.Duration) {}
 
 // storedModel is usageModel that notes, at each request after the first,
 // whether the previous turn's tool.result was in the store already.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/session"
@@ -91,6 +92,9 @@ type StoreRecorder struct {
 	idle sync.Cond
 	// err is the background commit's failure, until a caller returns it.
 	err error
+	// release is the Release that ReleaseAfter scheduled, if any; a
+	// Release or a caller's commit before it fires stops it.
+	release *time.Timer
 	// callers: RecordAll calls under way; lost: while there are any, the
 	// entries that a failed commit, or a failure's drop, took from them.
 	callers int
@@ -255,9 +259,48 @@ func (r *StoreRecorder) Background(ctx context.Context) {
 // and finds that nothing it does next acts on the world.
 func (r *StoreRecorder) Release(ctx context.Context) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.letGoLocked(ctx)
+}
+
+// ReleaseAfter is Release in d, unless Release is called, or a caller
+// commits (Record, RecordAll, RecordOnce, Flush, End), before: for a
+// caller that queued a group and deferred what it is about to do, which
+// does not act on the world, and would rather commit the group with that
+// work's outcome than while the work runs. A later ReleaseAfter replaces
+// an earlier one.
+func (r *StoreRecorder) ReleaseAfter(ctx context.Context, d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopReleaseLocked()
+	var t *time.Timer
+	t = time.AfterFunc(d, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.release == t { // neither stopped nor replaced since
+			r.letGoLocked(ctx)
+		}
+	})
+	r.release = t
+}
+
+// letGoLocked lets the hold go and commits what is pending in the
+// background (Release).
+func (r *StoreRecorder) letGoLocked(ctx context.Context) {
+	r.stopReleaseLocked()
 	r.holding = false
-	r.mu.Unlock()
-	r.Background(ctx)
+	if !r.busy && r.err == nil && r.takeableLocked(true) > 0 {
+		r.busy = true
+		r.goBackground(ctx)
+	}
+}
+
+// stopReleaseLocked cancels the release ReleaseAfter scheduled.
+func (r *StoreRecorder) stopReleaseLocked() {
+	if r.release != nil {
+		r.release.Stop()
+		r.release = nil
+	}
 }
 
 // Queue adds d to what the next commit holds, for the caller's next
@@ -415,6 +458,7 @@ func (r *StoreRecorder) commitLocked(ctx context.Context, background bool) error
 	}
 	if !background {
 		r.holding = false
+		r.stopReleaseLocked() // this commit takes what it would release
 	}
 	var usage []session.Usage
 	keep := r.usage[:0]

@@ -21,6 +21,14 @@ import (
 // DefaultTimeout is the deadline of a call to a tool that sets none.
 const DefaultTimeout = 60 * time.Second
 
+// DefaultQuietGrace is how long a read that cannot act on the world
+// (quietReads) runs before its tool.call, and what was held before it, is
+// committed in the background: a read that ends sooner has its tool.call
+// committed with its tool.result, in one transaction after it, and no
+// commit competes with it for the CPU while it runs. A slower read's
+// tool.call is shown after this long.
+const DefaultQuietGrace = 50 * time.Millisecond
+
 // Options configure an Executor: one agent in one session.
 type Options struct {
 	Session   string   // for hook events
@@ -45,6 +53,9 @@ type Options struct {
 	// Secrets (the configuration's API keys) are replaced by Redacted in
 	// every result and progress line, before anyone sees it.
 	Secrets []string
+	// QuietGrace is how long a quiet read runs before its tool.call is
+	// committed without waiting for its result; default DefaultQuietGrace.
+	QuietGrace time.Duration
 }
 
 // Outcome is what the agent loop gets back for one call.
@@ -110,6 +121,9 @@ func NewExecutor(reg *Registry, opts Options) (*Executor, error) {
 	if opts.DefaultTimeout <= 0 {
 		opts.DefaultTimeout = DefaultTimeout
 	}
+	if opts.QuietGrace <= 0 {
+		opts.QuietGrace = DefaultQuietGrace
+	}
 	return &Executor{
 		redact:    newRedactor(opts.Secrets),
 		reg:       reg,
@@ -151,11 +165,12 @@ func (e *Executor) Announce(ctx context.Context, calls ...sdk.Call) error {
 	}
 	record := event.RecordAll // one commit for the calls of the group, before any of them runs
 	if rel, ok := e.rec.(releaser); ok && e.quietReads(calls...) {
-		// Nothing of the group acts on the world: its calls run while
+		// Nothing of the group acts on the world: its calls run before
 		// their tool.call events (and the model's message queued before
-		// them) are committed in the background.
+		// them) are committed, with the first result or in the background
+		// once the grace is up.
 		record = func(ctx context.Context, rec Recorder, ds ...event.Data) error {
-			return inBackground(ctx, rec, rel, ds...)
+			return e.inBackground(ctx, rec, rel, ds...)
 		}
 	}
 	if err := record(context.WithoutCancel(ctx), e.rec, evs...); err != nil {
@@ -166,23 +181,27 @@ func (e *Executor) Announce(ctx context.Context, calls ...sdk.Call) error {
 }
 
 // releaser is a recorder that can commit what it holds in the background
-// (*StoreRecorder), and returns a background commit's failure (Failed).
+// (*StoreRecorder), now or after a while unless it is released or commits
+// before, and returns a background commit's failure (Failed).
 type releaser interface {
 	Release(ctx context.Context)
+	ReleaseAfter(ctx context.Context, d time.Duration)
 	Failed() error
 }
 
-// inBackground queues ds on rec and commits them in the background (rel
-// is rec as a releaser), unless a background commit is known to have
-// failed already: then it returns that failure and queues nothing.
-func inBackground(ctx context.Context, rec Recorder, rel releaser, ds ...event.Data) error {
+// inBackground queues ds on rec, to be committed in the background (rel
+// is rec as a releaser) once the quiet grace is up, or with the first
+// result of the calls they announce (run releases rec then), unless a
+// background commit is known to have failed already: then it returns that
+// failure and queues nothing.
+func (e *Executor) inBackground(ctx context.Context, rec Recorder, rel releaser, ds ...event.Data) error {
 	if err := rel.Failed(); err != nil {
 		return err
 	}
 	for _, d := range ds {
 		event.Defer(ctx, rec, d)
 	}
-	rel.Release(ctx)
+	rel.ReleaseAfter(ctx, e.opts.QuietGrace)
 	return nil
 }
 
@@ -230,9 +249,10 @@ func (e *Executor) Run(ctx context.Context, call sdk.Call) Outcome {
 // RunDeferred is Run, except that the events recorded once the tool has
 // run (its last tool.progress lines and its tool.result) are deferred
 // (event.Defer): they are committed, and shown, with the next event the
-// recorder commits. A call that cannot act on the world (quietReads) has
-// its tool.call committed in the background while it runs, when the
-// recorder can (releaser). The caller flushes the recorder once the batch of calls
+// recorder commits. A call that cannot act on the world (quietReads) runs
+// before its tool.call is committed, when the recorder can (releaser):
+// the tool.call goes with the tool.result, in one background commit once
+// the call is done, or in the background once Options.QuietGrace is up. The caller flushes the recorder once the batch of calls
 // it runs is done; the agent loop does.
 func (e *Executor) RunDeferred(ctx context.Context, call sdk.Call) Outcome {
 	return e.run(ctx, call, e.rec, "", true)
@@ -276,9 +296,11 @@ func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approve
 	start := time.Now()
 	approved := approvedAction != ""
 	c := &callRun{e: e, rec: rec, call: call, actionID: approvedAction, deferLast: deferLast}
+	rel, quiet := rec.(releaser)
+	quiet = quiet && deferLast && !approved && e.quietReads(call)
 	if _, announced := e.announced.LoadAndDelete(call.ID); !approved && !announced {
-		if rel, ok := rec.(releaser); ok && deferLast && e.quietReads(call) {
-			if err := inBackground(context.WithoutCancel(ctx), rec, rel, CallEvent(call)); err != nil {
+		if quiet {
+			if err := e.inBackground(context.WithoutCancel(ctx), rec, rel, CallEvent(call)); err != nil {
 				c.noteRecordErr(fmt.Errorf("record %s of call %s: %w", event.TypeToolCall, call.ID, err))
 			}
 		} else {
@@ -303,6 +325,11 @@ func (e *Executor) run(ctx context.Context, call sdk.Call, rec Recorder, approve
 	}
 	c.deferring = c.deferLast
 	c.record(ctx, ev)
+	if quiet {
+		// The read is done: its tool.call (unless the grace was up) and
+		// its result go in one background commit.
+		rel.Release(context.WithoutCancel(ctx))
+	}
 	e.observe(ctx, c.event(sdk.PhaseResult, &res))
 	out.RecordErr = c.recordErr
 	return out

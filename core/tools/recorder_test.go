@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/harness-agent/harness/core/event"
 	"github.com/harness-agent/harness/core/session"
@@ -314,6 +315,80 @@ func TestStoreRecorderReleaseCommitsTheQueued(t *testing.T) {
 	if got := stored(); !slices.Equal(got, want) || !slices.Equal(shown(), want) {
 		t.Fatalf("stored %v, shown %v, want %v", got, shown(), want)
 	}
+}
+
+// ReleaseAfter lets a Queue hold go once its delay is up, unless Release
+// or a caller's commit comes first: until then no background commit takes
+// what was queued and deferred, so the work done meanwhile (a quiet read)
+// runs with no commit competing with it and its outcome joins the group.
+func TestStoreRecorderReleaseAfter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	group := []string{"assistant.message ", "tool.call c1"}
+	held := func(t *testing.T, rec *StoreRecorder, stored func() []string) {
+		t.Helper()
+		rec.Background(ctx)
+		rec.mu.Lock()
+		busy := rec.busy
+		rec.mu.Unlock()
+		if busy || len(stored()) != 0 {
+			t.Fatalf("before the delay a background commit started (%v) or stored %v", busy, stored())
+		}
+	}
+	stopped := func(t *testing.T, rec *StoreRecorder) {
+		t.Helper()
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		if rec.release != nil {
+			t.Error("the scheduled release was not stopped")
+		}
+	}
+	t.Run("the delay is up", func(t *testing.T) {
+		t.Parallel()
+		rec, _, stored, shown := openRecorder(t)
+		rec.Queue(ctx, event.AssistantMessage{Content: "m"})
+		rec.Defer(ctx, event.ToolCall{CallID: "c1"})
+		rec.ReleaseAfter(ctx, time.Millisecond)
+		testkit.WaitFor(t, func() bool { return len(shown()) == len(group) }, "the group shown once the delay is up")
+		if err := rec.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := stored(); !slices.Equal(got, group) {
+			t.Fatalf("stored %v, want %v", got, group)
+		}
+	})
+	t.Run("released before", func(t *testing.T) {
+		t.Parallel()
+		rec, _, stored, shown := openRecorder(t)
+		rec.Queue(ctx, event.AssistantMessage{Content: "m"})
+		rec.Defer(ctx, event.ToolCall{CallID: "c1"})
+		rec.ReleaseAfter(ctx, time.Hour)
+		held(t, rec, stored)
+		rec.Defer(ctx, event.ToolResult{CallID: "c1", OK: true})
+		rec.Release(ctx)
+		stopped(t, rec)
+		want := append(slices.Clone(group), "tool.result c1")
+		testkit.WaitFor(t, func() bool { return len(shown()) == len(want) }, "the released group shown")
+		if got := stored(); !slices.Equal(got, want) {
+			t.Fatalf("stored %v, want %v", got, want)
+		}
+	})
+	t.Run("a caller commits before", func(t *testing.T) {
+		t.Parallel()
+		rec, _, stored, shown := openRecorder(t)
+		rec.Queue(ctx, event.AssistantMessage{Content: "m"})
+		rec.Defer(ctx, event.ToolCall{CallID: "c1"})
+		rec.ReleaseAfter(ctx, time.Hour)
+		held(t, rec, stored)
+		if err := rec.Record(ctx, event.ToolResult{CallID: "c1", OK: true}); err != nil {
+			t.Fatal(err)
+		}
+		stopped(t, rec)
+		want := append(slices.Clone(group), "tool.result c1")
+		if got := stored(); !slices.Equal(got, want) || !slices.Equal(shown(), want) {
+			t.Fatalf("stored %v, shown %v, want %v", got, shown(), want)
+		}
+	})
 }
 
 // Every RecordAll whose events a failure kept out of the store returns
