@@ -219,6 +219,7 @@ func (r *StoreRecorder) End(ctx context.Context, d event.Data, status string, tu
 	}
 	from := r.queued - len(entries)
 	r.pending, r.usage, r.holding = nil, nil, false
+	r.stopReleaseLocked() // this commit takes what it would release
 	r.mu.Unlock()
 	defer r.mu.Lock()
 	evs, err := r.Store.EndSessionWith(ctx, r.Session, status, turns, entries, usage...)
