@@ -3,6 +3,7 @@ package pluginhost
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -66,7 +67,11 @@ func pin(path string) (*os.File, error) {
 }
 
 // pinThrough opens path once and pins it (see pin), writing every byte it
-// reads to w as well.
+// pins to w as well: each MiB read is written to the sealed copy and then
+// handed to w, which hashes it while the next MiB is copied (hashing is
+// the slower half, so a pin takes about the hash's time). The bytes w gets
+// are the very bytes the copy holds. Unhashed (w is io.Discard), the file
+// is copied in the kernel (copyInKernel).
 func pinThrough(path string, w io.Writer) (*os.File, error) {
 	src, err := os.Open(path)
 	if err != nil {
@@ -74,14 +79,19 @@ func pinThrough(path string, w io.Writer) (*os.File, error) {
 	}
 	copied, seal, ok := sealedCopy(filepath.Base(path))
 	if !ok {
-		if _, err := io.Copy(w, src); err != nil {
+		if err := readAll(w, src); err != nil {
 			src.Close()
 			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
 		return src, nil
 	}
 	defer src.Close()
-	if _, err := io.Copy(io.MultiWriter(copied, w), src); err != nil {
+	if w == io.Discard {
+		err = copyInKernel(copied, src)
+	} else {
+		err = copyHanding(copied, src, w)
+	}
+	if err != nil {
 		copied.Close()
 		return nil, fmt.Errorf("copy %s: %w", path, err)
 	}
@@ -90,4 +100,48 @@ func pinThrough(path string, w io.Writer) (*os.File, error) {
 		return nil, fmt.Errorf("seal the copy of %s: %w", path, err)
 	}
 	return copied, nil
+}
+
+// copyHanding copies src to dst a MiB at a time and hands each MiB, once
+// written, to w in another goroutine, so that w's work on one overlaps the
+// copy of the next. w must not fail (a hash does not).
+func copyHanding(dst io.Writer, src io.Reader, w io.Writer) error {
+	free := make(chan []byte, 2)
+	free <- make([]byte, 1<<20)
+	free <- make([]byte, 1<<20)
+	full := make(chan []byte, 2)
+	handed := make(chan struct{})
+	go func() {
+		defer close(handed)
+		for b := range full {
+			_, _ = w.Write(b)
+			free <- b[:cap(b)]
+		}
+	}()
+	defer func() { close(full); <-handed }()
+	for {
+		b := <-free
+		n, err := io.ReadFull(src, b)
+		if n > 0 {
+			if _, werr := dst.Write(b[:n]); werr != nil {
+				return werr
+			}
+			full <- b[:n]
+		}
+		switch {
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return nil
+		case err != nil:
+			return err
+		}
+	}
+}
+
+// readAll writes what is left of f to w, a MiB at a time: a plugin binary
+// is tens of MiB, and io.Copy's 32 KiB would make a thousand reads of it.
+// f is wrapped so that io.CopyBuffer uses the buffer rather than
+// os.File.WriteTo.
+func readAll(w io.Writer, f *os.File) error {
+	_, err := io.CopyBuffer(w, struct{ io.Reader }{f}, make([]byte, 1<<20))
+	return err
 }
