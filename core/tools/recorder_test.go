@@ -282,19 +282,26 @@ func TestStoreRecorderQueueWaitsForTheCaller(t *testing.T) {
 	rec, _, stored, shown := openRecorder(t)
 	rec.Queue(ctx, event.AssistantMessage{Content: "m"})
 	rec.Defer(ctx, event.ToolResult{CallID: "c0", OK: true})
-	rec.Background(ctx)
-	rec.mu.Lock()
-	busy := rec.busy
-	rec.mu.Unlock()
-	if busy || len(stored()) != 0 {
-		t.Fatalf("a background commit started (%v) or stored %v", busy, stored())
-	}
+	assertHeld(t, rec, stored)
 	if err := rec.Record(ctx, event.ToolCall{CallID: "c1"}); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"assistant.message ", "tool.result c0", "tool.call c1"}
 	if got := stored(); !slices.Equal(got, want) || !slices.Equal(shown(), want) {
 		t.Fatalf("stored %v, shown %v, want %v", got, shown(), want)
+	}
+}
+
+// assertHeld fails unless Background starts no commit of what rec holds
+// and nothing is stored.
+func assertHeld(t *testing.T, rec *StoreRecorder, stored func() []string) {
+	t.Helper()
+	rec.Background(context.Background())
+	rec.mu.Lock()
+	busy := rec.busy
+	rec.mu.Unlock()
+	if busy || len(stored()) != 0 {
+		t.Fatalf("a background commit started (%v) or stored %v", busy, stored())
 	}
 }
 
@@ -325,70 +332,49 @@ func TestStoreRecorderReleaseAfter(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	group := []string{"assistant.message ", "tool.call c1"}
-	held := func(t *testing.T, rec *StoreRecorder, stored func() []string) {
-		t.Helper()
-		rec.Background(ctx)
-		rec.mu.Lock()
-		busy := rec.busy
-		rec.mu.Unlock()
-		if busy || len(stored()) != 0 {
-			t.Fatalf("before the delay a background commit started (%v) or stored %v", busy, stored())
-		}
+	result := event.ToolResult{CallID: "c1", OK: true}
+	for _, tc := range []struct {
+		name  string
+		delay time.Duration
+		// act is what comes before the delay is up; nil: nothing.
+		act  func(rec *StoreRecorder) error
+		want []string
+	}{
+		{"the delay is up", time.Millisecond, nil, group},
+		{"released before", time.Hour, func(rec *StoreRecorder) error {
+			rec.Defer(ctx, result)
+			rec.Release(ctx)
+			return nil
+		}, append(slices.Clone(group), "tool.result c1")},
+		{"a caller commits before", time.Hour, func(rec *StoreRecorder) error { return rec.Record(ctx, result) },
+			append(slices.Clone(group), "tool.result c1")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec, _, stored, shown := openRecorder(t)
+			rec.Queue(ctx, event.AssistantMessage{Content: "m"})
+			rec.Defer(ctx, event.ToolCall{CallID: "c1"})
+			rec.ReleaseAfter(ctx, tc.delay)
+			if tc.act != nil {
+				assertHeld(t, rec, stored)
+				if err := tc.act(rec); err != nil {
+					t.Fatal(err)
+				}
+				rec.mu.Lock()
+				if rec.release != nil {
+					t.Error("the scheduled release was not stopped")
+				}
+				rec.mu.Unlock()
+			}
+			testkit.WaitFor(t, func() bool { return len(shown()) == len(tc.want) }, "the group shown")
+			if err := rec.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := stored(); !slices.Equal(got, tc.want) || !slices.Equal(shown(), tc.want) {
+				t.Fatalf("stored %v, shown %v, want %v", got, shown(), tc.want)
+			}
+		})
 	}
-	stopped := func(t *testing.T, rec *StoreRecorder) {
-		t.Helper()
-		rec.mu.Lock()
-		defer rec.mu.Unlock()
-		if rec.release != nil {
-			t.Error("the scheduled release was not stopped")
-		}
-	}
-	t.Run("the delay is up", func(t *testing.T) {
-		t.Parallel()
-		rec, _, stored, shown := openRecorder(t)
-		rec.Queue(ctx, event.AssistantMessage{Content: "m"})
-		rec.Defer(ctx, event.ToolCall{CallID: "c1"})
-		rec.ReleaseAfter(ctx, time.Millisecond)
-		testkit.WaitFor(t, func() bool { return len(shown()) == len(group) }, "the group shown once the delay is up")
-		if err := rec.Flush(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if got := stored(); !slices.Equal(got, group) {
-			t.Fatalf("stored %v, want %v", got, group)
-		}
-	})
-	t.Run("released before", func(t *testing.T) {
-		t.Parallel()
-		rec, _, stored, shown := openRecorder(t)
-		rec.Queue(ctx, event.AssistantMessage{Content: "m"})
-		rec.Defer(ctx, event.ToolCall{CallID: "c1"})
-		rec.ReleaseAfter(ctx, time.Hour)
-		held(t, rec, stored)
-		rec.Defer(ctx, event.ToolResult{CallID: "c1", OK: true})
-		rec.Release(ctx)
-		stopped(t, rec)
-		want := append(slices.Clone(group), "tool.result c1")
-		testkit.WaitFor(t, func() bool { return len(shown()) == len(want) }, "the released group shown")
-		if got := stored(); !slices.Equal(got, want) {
-			t.Fatalf("stored %v, want %v", got, want)
-		}
-	})
-	t.Run("a caller commits before", func(t *testing.T) {
-		t.Parallel()
-		rec, _, stored, shown := openRecorder(t)
-		rec.Queue(ctx, event.AssistantMessage{Content: "m"})
-		rec.Defer(ctx, event.ToolCall{CallID: "c1"})
-		rec.ReleaseAfter(ctx, time.Hour)
-		held(t, rec, stored)
-		if err := rec.Record(ctx, event.ToolResult{CallID: "c1", OK: true}); err != nil {
-			t.Fatal(err)
-		}
-		stopped(t, rec)
-		want := append(slices.Clone(group), "tool.result c1")
-		if got := stored(); !slices.Equal(got, want) || !slices.Equal(shown(), want) {
-			t.Fatalf("stored %v, shown %v, want %v", got, shown(), want)
-		}
-	})
 }
 
 // Every RecordAll whose events a failure kept out of the store returns
