@@ -51,11 +51,14 @@ func (echoSource) Execute(_ context.Context, call sdk.Call, _ sdk.Progress) (sdk
 // commitSource runs a call as echoSource does once it checks what the
 // store holds: for a writing call (it runs after the calls before it) its
 // tool.call and every earlier call's tool.result. A read-only call acts on
-// nothing, so it may run while its tool.call is being committed.
+// nothing, so it runs before its tool.call is committed: a read that runs
+// alone (lone) checks that its tool.call is not in the store yet (reads
+// that run together may see the first one's commit).
 type commitSource struct {
 	t       *testing.T
 	store   *session.Store
 	session string
+	lone    bool
 }
 
 func (s commitSource) Execute(ctx context.Context, call sdk.Call, p sdk.Progress) (sdk.Result, error) {
@@ -83,6 +86,9 @@ func (s commitSource) Execute(ctx context.Context, call sdk.Call, p sdk.Progress
 		if !slices.Contains(have, w) {
 			s.t.Errorf("%s ran before %s was committed (store: %v)", call.ID, w, have)
 		}
+	}
+	if s.lone && strings.HasPrefix(call.Tool, "read_") && slices.Contains(have, event.TypeToolCall+" "+call.ID) {
+		s.t.Errorf("the read %s ran after its tool.call was committed: a commit ran beside it (store: %v)", call.ID, have)
 	}
 	return echoSource{}.Execute(ctx, call, p)
 }
@@ -114,7 +120,7 @@ func commitRun(t *testing.T, calls ...string) (stored []session.Event, commits [
 	reg := tools.NewRegistry()
 	for _, name := range []string{"read_a", "write_a"} {
 		spec := sdk.ToolSpec{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`), Capabilities: sdk.Capabilities{Writes: strings.HasPrefix(name, "write_")}}
-		if err := reg.Add(tools.Tool{Spec: spec, Origin: tools.OriginBuiltin, Owner: "t", Source: commitSource{t, store, info.ID}}); err != nil {
+		if err := reg.Add(tools.Tool{Spec: spec, Origin: tools.OriginBuiltin, Owner: "t", Source: commitSource{t, store, info.ID, len(calls) == 1}}); err != nil {
 			t.Fatal(err)
 		}
 	}

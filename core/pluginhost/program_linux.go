@@ -44,35 +44,3 @@ func sealedCopy(name string) (f *os.File, seal func() error, ok bool) {
 	}
 	return f, seal, true
 }
-
-// copyInKernel copies what is left of src to dst with sendfile(2), which
-// moves the pages inside the kernel (copy_file_range refuses a memfd
-// target on another filesystem, and os.File.ReadFrom then copies through
-// user memory, 32 KiB at a time); where the kernel refuses sendfile it
-// copies the rest through a buffer.
-func copyInKernel(dst, src *os.File) error {
-	rc, err := src.SyscallConn()
-	if err != nil {
-		return err
-	}
-	for {
-		var n int
-		var serr error
-		if err := rc.Read(func(fd uintptr) bool {
-			n, serr = unix.Sendfile(int(dst.Fd()), int(fd), nil, 1<<30)
-			return !errors.Is(serr, unix.EAGAIN)
-		}); err != nil {
-			return err
-		}
-		switch {
-		case errors.Is(serr, unix.EINTR):
-			continue
-		case errors.Is(serr, unix.EINVAL), errors.Is(serr, unix.ENOSYS):
-			return readAll(dst, src)
-		case serr != nil:
-			return serr
-		case n == 0:
-			return nil
-		}
-	}
-}

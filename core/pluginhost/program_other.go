@@ -17,6 +17,3 @@ func (p program) command(ctx context.Context, args ...string) *exec.Cmd {
 
 // sealedCopy is not available: pinVerified keeps the opened file instead.
 func sealedCopy(string) (*os.File, func() error, bool) { return nil, nil, false }
-
-// copyInKernel is not called where there is no sealedCopy.
-func copyInKernel(dst, src *os.File) error { return readAll(dst, src) }

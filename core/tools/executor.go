@@ -252,8 +252,9 @@ func (e *Executor) Run(ctx context.Context, call sdk.Call) Outcome {
 // recorder commits. A call that cannot act on the world (quietReads) runs
 // before its tool.call is committed, when the recorder can (releaser):
 // the tool.call goes with the tool.result, in one background commit once
-// the call is done, or in the background once Options.QuietGrace is up. The caller flushes the recorder once the batch of calls
-// it runs is done; the agent loop does.
+// the call is done, or in the background once Options.QuietGrace is up.
+// The caller flushes the recorder once the batch of calls it runs is
+// done; the agent loop does.
 func (e *Executor) RunDeferred(ctx context.Context, call sdk.Call) Outcome {
 	return e.run(ctx, call, e.rec, "", true)
 }
