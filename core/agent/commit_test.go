@@ -144,7 +144,8 @@ func commitRun(t *testing.T, calls ...string) (stored []session.Event, commits [
 		tcs = append(tcs, sdk.ToolCall{ID: fmt.Sprintf("c%d", i+1), Name: name, Arguments: `{}`})
 	}
 	model := &usageModel{answers: []llm.AssistantMessage{{ToolCalls: tcs, FinishReason: "tool_calls"}, {Text: "done", FinishReason: "stop"}}}
-	cfg := Config{Session: info.ID, ReadOnly: func(name string) bool { return strings.HasPrefix(name, "read_") }}
+	// The deferred events wait longer than any test for the commit after them.
+	cfg := Config{Session: info.ID, ReadOnly: func(name string) bool { return strings.HasPrefix(name, "read_") }, DeferWait: time.Hour}
 	_, out := New(cfg, model, ex, rec, rec).Run(ctx, []sdk.Message{{Role: sdk.RoleUser, Content: "go"}})
 	if out.Status != StatusCompleted {
 		t.Fatalf("outcome %+v", out)
@@ -168,16 +169,17 @@ func commitRun(t *testing.T, calls ...string) (stored []session.Event, commits [
 
 // A turn's events are committed in a few transactions, not one each: the
 // request's closing events with the tool.call of the calls that run first;
-// the events nothing acts on after (llm.request, the deltas, llm.usage,
-// tool.result) in the background, grouped with whatever is queued while
-// the commit before them runs, at the latest with the next call's
-// tool.call. How the background groups them depends on timing; what does
-// not: the order is the one events had when each was committed on its own,
-// every event is shown only once committed, in store order, every tool runs
-// only once its tool.call and every earlier call's result are committed
-// (see commitSource), and there are at most as many transactions as when
-// only the closing group and each tool.call waited (and the answer's
-// deltas, when their 40 ms are up before the answer ends).
+// the events nothing acts on after (llm.request, the deltas, tool.result)
+// deferred, grouped with whatever is queued before their commit starts, at
+// the latest with the next call's tool.call. A reading turn is one
+// transaction (its read runs before its tool.call is committed, and the
+// request's llm.request waits for it); an answer is one. How the
+// background groups the rest depends on timing; what does not: the order
+// is the one events had when each was committed on its own, every event is
+// shown only once committed, in store order, every tool runs only once its
+// tool.call and every earlier call's result are committed (see
+// commitSource), and there are at most as many transactions as when only
+// the closing group and each tool.call waited.
 func TestTurnCommitsAreGrouped(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -190,16 +192,16 @@ func TestTurnCommitsAreGrouped(t *testing.T) {
 	}{
 		{"one read", []string{"read_a"}, "llm.request llm.usage assistant.message tool.call tool.result " +
 			"llm.request assistant.chunk llm.usage assistant.message agent.response",
-			[]string{"assistant.message tool.call tool.result", "assistant.message agent.response"}, 5},
+			[]string{"llm.request llm.usage assistant.message tool.call tool.result", "assistant.chunk llm.usage assistant.message agent.response"}, 2},
 		{"one call", []string{"write_a"}, "llm.request llm.usage assistant.message tool.call tool.result " +
 			"llm.request assistant.chunk llm.usage assistant.message agent.response",
-			[]string{"assistant.message tool.call", "assistant.message agent.response"}, 6},
+			[]string{"llm.request llm.usage assistant.message tool.call", "assistant.chunk llm.usage assistant.message agent.response"}, 3},
 		{"calls one after another", []string{"write_a", "write_a"}, "llm.request llm.usage assistant.message tool.call " +
 			"tool.result tool.call tool.result llm.request assistant.chunk llm.usage assistant.message agent.response",
-			[]string{"assistant.message tool.call", "assistant.message agent.response"}, 7},
+			[]string{"llm.request llm.usage assistant.message tool.call", "assistant.chunk llm.usage assistant.message agent.response"}, 4},
 		{"a parallel batch, then a write", []string{"read_a", "read_a", "write_a"}, "llm.request llm.usage assistant.message tool.call tool.call " +
 			"tool.result tool.result tool.call tool.result llm.request assistant.chunk llm.usage assistant.message agent.response",
-			[]string{"assistant.message tool.call tool.call", "assistant.message agent.response"}, 7},
+			[]string{"llm.request llm.usage assistant.message tool.call tool.call", "assistant.chunk llm.usage assistant.message agent.response"}, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -327,9 +329,10 @@ func TestCompactionCommitFailureStopsTheRun(t *testing.T) {
 // waits for the next commit the loop itself waits for.
 type lazyRecorder struct{ *tools.StoreRecorder }
 
-func (lazyRecorder) Background(context.Context)                  {}
-func (lazyRecorder) Release(context.Context)                     {}
-func (lazyRecorder) ReleaseAfter(context.Context, time.Duration) {}
+func (lazyRecorder) Background(context.Context)                      {}
+func (lazyRecorder) BackgroundWithin(context.Context, time.Duration) {}
+func (lazyRecorder) Release(context.Context)                         {}
+func (lazyRecorder) ReleaseAfter(context.Context, time.Duration)     {}
 
 // storedModel is usageModel that notes, at each request after the first,
 // whether the previous turn's tool.result was in the store already.

@@ -86,7 +86,17 @@ type Config struct {
 	// among them) and could act on what it sees. Without hooks a request
 	// only reads the results, and their commit runs beside it.
 	CommitBeforeRequest bool
+	// DeferWait is how long an event the loop defers (llm.request, a
+	// batch of deltas) waits for the events after it, so that they share
+	// one commit; 0 is DefaultDeferWait.
+	DeferWait time.Duration
 }
+
+// DefaultDeferWait is Config.DeferWait's default: a response done within
+// it (a fast one) is committed with its llm.request, its deltas and its
+// closing events in one transaction; a slow stream's deltas are shown at
+// most this long after their batch closes (chunkWait).
+const DefaultDeferWait = 10 * time.Millisecond
 
 // Loop runs one agent's conversation. A Loop is used by one goroutine.
 type Loop struct {
@@ -121,6 +131,9 @@ func New(cfg Config, model Model, tools Tools, rec Recorder, meter Meter) *Loop 
 	}
 	if cfg.ReadOnly == nil {
 		cfg.ReadOnly = func(string) bool { return false }
+	}
+	if cfg.DeferWait <= 0 {
+		cfg.DeferWait = DefaultDeferWait
 	}
 	return &Loop{cfg: cfg, model: model, tools: tools, rec: rec, meter: meter, pending: map[string]bool{}, estimator: newEstimator()}
 }
@@ -511,13 +524,15 @@ func (l *Loop) record(ctx context.Context, d event.Data) {
 }
 
 // deferRecord is record for an event nothing acts on the world after
-// (llm.request, assistant.chunk, llm.usage): held while holding, else
-// deferred when the recorder defers (committed in the background, and at
-// the latest by the next commit the loop waits for), else committed now.
+// (llm.request, assistant.chunk): held while holding, else deferred when
+// the recorder defers (committed in the background within
+// Config.DeferWait, or by a commit that comes before), else committed now.
 func (l *Loop) deferRecord(ctx context.Context, d event.Data) {
 	if !l.heldIfHolding(d) {
 		l.keepErr(event.Defer(context.WithoutCancel(ctx), l.rec, d))
-		l.background(ctx)
+		if b, ok := l.rec.(backgrounder); ok {
+			b.BackgroundWithin(context.WithoutCancel(ctx), l.cfg.DeferWait)
+		}
 	}
 }
 
@@ -558,6 +573,7 @@ func (l *Loop) heldIfHolding(d event.Data) bool {
 // events in the background (*tools.StoreRecorder).
 type backgrounder interface {
 	Background(ctx context.Context)
+	BackgroundWithin(ctx context.Context, d time.Duration)
 }
 
 // queuer is implemented by a recorder that commits deferred events in the

@@ -52,8 +52,9 @@ func SessionRecorder(store *session.Store, id string) *StoreRecorder {
 // shown before it is in the store. It defers (event.Deferrer): a deferred
 // event is committed by the next Record, RecordAll, RecordOnce or Flush,
 // before that call's own events, or earlier in the background once
-// Background is called (as soon as the commit under way is done; the
-// events deferred meanwhile go together in the next commit). A usage row given to RecordUsage is committed with
+// Background is called, or BackgroundWithin's delay is up (as soon as the
+// commit under way is done; the events deferred meanwhile go together in
+// the next commit). A usage row given to RecordUsage is committed with
 // the event queued next. One commit runs at a time, so the order of the
 // store and of Sink is the order events were queued in.
 //
@@ -85,6 +86,10 @@ type StoreRecorder struct {
 	// (Queue).
 	holding  bool
 	holdFrom int
+	// due: a background commit takes no entry from index due on; Defer
+	// leaves its entry to the next caller's commit or to whatever makes it
+	// due (Background, Release, BackgroundWithin's delay).
+	due int
 	// busy: a commit is under way (in the background goroutine, which
 	// holds it until nothing is pending, or in a caller); only its holder
 	// touches the store. idle is signalled when it is let go.
@@ -95,10 +100,23 @@ type StoreRecorder struct {
 	// release is the Release that ReleaseAfter scheduled, if any; a
 	// Release or a caller's commit before it fires stops it.
 	release *time.Timer
+	// marks are BackgroundWithin's deadlines, by index: each for the
+	// entries queued before it was set, until a commit takes them or they
+	// are made due. soon fires at the earliest, soonBy.
+	marks  []soonMark
+	soon   *time.Timer
+	soonBy time.Time
 	// callers: RecordAll calls under way; lost: while there are any, the
 	// entries that a failed commit, or a failure's drop, took from them.
 	callers int
 	lost    []lostSpan
+}
+
+// soonMark is a BackgroundWithin deadline: the entries before index (see
+// queued) are made due by then.
+type soonMark struct {
+	index int
+	by    time.Time
 }
 
 // lostSpan is the entries from index from to index to (see queued) that
@@ -220,6 +238,8 @@ func (r *StoreRecorder) End(ctx context.Context, d event.Data, status string, tu
 	from := r.queued - len(entries)
 	r.pending, r.usage, r.holding = nil, nil, false
 	r.stopReleaseLocked() // this commit takes what it would release
+	r.marks = nil
+	r.stopSoonLocked()
 	r.mu.Unlock()
 	defer r.mu.Lock()
 	evs, err := r.Store.EndSessionWith(ctx, r.Session, status, turns, entries, usage...)
@@ -234,8 +254,9 @@ func (r *StoreRecorder) End(ctx context.Context, d event.Data, status string, tu
 	return err
 }
 
-// Defer adds d to what the next commit holds: a background one (see
-// Background) or a caller's.
+// Defer adds d to what the next commit holds: a caller's, or a background
+// one once d is due (Background, Release, BackgroundWithin's delay make
+// what is deferred due).
 func (r *StoreRecorder) Defer(_ context.Context, d event.Data) {
 	entry := r.entry(d)
 	r.mu.Lock()
@@ -249,9 +270,87 @@ func (r *StoreRecorder) Defer(_ context.Context, d event.Data) {
 func (r *StoreRecorder) Background(ctx context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.startLocked(ctx)
+}
+
+// BackgroundWithin is Background in d at the latest: what is deferred by
+// now goes in a background commit by then, unless a commit takes it before
+// (a caller's, or one that Background or Release starts). For events that
+// may be shown a little later, so that those deferred soon after them
+// share their commit.
+func (r *StoreRecorder) BackgroundWithin(ctx context.Context, d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.marks = append(r.marks, soonMark{index: r.queued, by: time.Now().Add(d)})
+	r.armLocked(context.WithoutCancel(ctx))
+}
+
+// armLocked sets the timer for the earliest of marks, or stops it when
+// there are none.
+func (r *StoreRecorder) armLocked(ctx context.Context) {
+	if len(r.marks) == 0 {
+		r.stopSoonLocked()
+		return
+	}
+	by := r.marks[0].by
+	for _, m := range r.marks[1:] {
+		if m.by.Before(by) {
+			by = m.by
+		}
+	}
+	if r.soon != nil && r.soonBy.Equal(by) {
+		return
+	}
+	r.stopSoonLocked()
+	var t *time.Timer
+	t = time.AfterFunc(time.Until(by), func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.soon == t { // neither stopped nor replaced since
+			r.soon = nil
+			r.startLocked(ctx)
+		}
+	})
+	r.soon, r.soonBy = t, by
+}
+
+// takenLocked drops the marks of entries a commit took, the entries
+// before index end, and sets the timer for those left.
+func (r *StoreRecorder) takenLocked(ctx context.Context, end int) {
+	if len(r.marks) == 0 {
+		return
+	}
+	i := 0
+	for i < len(r.marks) && r.marks[i].index <= end {
+		i++
+	}
+	if i > 0 {
+		r.marks = r.marks[i:]
+		if len(r.marks) == 0 {
+			r.marks = nil
+		}
+		r.armLocked(ctx)
+	}
+}
+
+// startLocked makes what is deferred due and starts a background commit
+// of it, unless a commit is under way (a background one takes it next; a
+// caller's hands it to one) or one failed.
+func (r *StoreRecorder) startLocked(ctx context.Context) {
+	r.due = r.queued
+	r.marks = nil
+	r.stopSoonLocked()
 	if !r.busy && r.err == nil && r.takeableLocked(true) > 0 {
 		r.busy = true
 		r.goBackground(ctx)
+	}
+}
+
+// stopSoonLocked stops the timer of the marks.
+func (r *StoreRecorder) stopSoonLocked() {
+	if r.soon != nil {
+		r.soon.Stop()
+		r.soon = nil
 	}
 }
 
@@ -290,10 +389,7 @@ func (r *StoreRecorder) ReleaseAfter(ctx context.Context, d time.Duration) {
 func (r *StoreRecorder) letGoLocked(ctx context.Context) {
 	r.stopReleaseLocked()
 	r.holding = false
-	if !r.busy && r.err == nil && r.takeableLocked(true) > 0 {
-		r.busy = true
-		r.goBackground(ctx)
-	}
+	r.startLocked(ctx)
 }
 
 // stopReleaseLocked cancels the release ReleaseAfter scheduled.
@@ -412,17 +508,23 @@ func (r *StoreRecorder) takeErrLocked() error {
 	if err != nil {
 		r.err = nil
 		r.loseLocked(r.queued-len(r.pending), r.queued, err)
-		r.pending, r.usage, r.holding = nil, nil, false
+		r.pending, r.usage, r.holding, r.marks = nil, nil, false, nil
+		r.stopSoonLocked()
 	}
 	return err
 }
 
-// takeableLocked is how many pending entries a commit takes.
+// takeableLocked is how many pending entries a commit takes: a caller's
+// all of them, a background one those that are due and not held.
 func (r *StoreRecorder) takeableLocked(background bool) int {
-	if !background || !r.holding {
+	if !background {
 		return len(r.pending)
 	}
-	return max(0, min(len(r.pending), r.holdFrom-(r.queued-len(r.pending))))
+	end := r.due
+	if r.holding {
+		end = min(end, r.holdFrom)
+	}
+	return max(0, min(len(r.pending), end-(r.queued-len(r.pending))))
 }
 
 // goBackground runs background on a pooled goroutine: a commit goes deep
@@ -457,6 +559,7 @@ func (r *StoreRecorder) commitLocked(ctx context.Context, background bool) error
 	if r.pending = r.pending[n:]; len(r.pending) == 0 {
 		r.pending = nil
 	}
+	r.takenLocked(ctx, end) // this commit takes what they were for
 	if !background {
 		r.holding = false
 		r.stopReleaseLocked() // this commit takes what it would release

@@ -377,6 +377,90 @@ func TestStoreRecorderReleaseAfter(t *testing.T) {
 	}
 }
 
+// BackgroundWithin commits what is deferred in the background once its
+// delay is up, unless a commit takes it before; until then no background
+// commit takes it, and events deferred meanwhile wait to share its commit.
+func TestStoreRecorderBackgroundWithin(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	request, result := event.LLMRequest{Turn: 1}, event.ToolResult{CallID: "c1", OK: true}
+	for _, tc := range []struct {
+		name  string
+		delay time.Duration
+		// act is what comes before the delay is up; nil: nothing.
+		act  func(rec *StoreRecorder) error
+		want []string
+	}{
+		{"the delay is up", time.Millisecond, nil, []string{"llm.request "}},
+		{"made due before", time.Hour, func(rec *StoreRecorder) error {
+			rec.Defer(ctx, result)
+			rec.Background(ctx)
+			return nil
+		}, []string{"llm.request ", "tool.result c1"}},
+		{"a caller commits before", time.Hour, func(rec *StoreRecorder) error { return rec.Record(ctx, result) },
+			[]string{"llm.request ", "tool.result c1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec, _, stored, shown := openRecorder(t)
+			rec.Defer(ctx, request)
+			rec.BackgroundWithin(ctx, tc.delay)
+			if tc.act != nil {
+				rec.mu.Lock()
+				busy := rec.busy
+				rec.mu.Unlock()
+				if busy || len(stored()) != 0 {
+					t.Fatalf("committed before the delay was up: busy %v, stored %v", busy, stored())
+				}
+				if err := tc.act(rec); err != nil {
+					t.Fatal(err)
+				}
+			}
+			testkit.WaitFor(t, func() bool { return len(shown()) == len(tc.want) }, "the deferred events shown")
+			if err := rec.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := stored(); !slices.Equal(got, tc.want) || !slices.Equal(shown(), tc.want) {
+				t.Fatalf("stored %v, shown %v, want %v", got, shown(), tc.want)
+			}
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			if rec.soon != nil || rec.marks != nil {
+				t.Errorf("the timer (%v) or marks %v left after every event was committed", rec.soon != nil, rec.marks)
+			}
+		})
+	}
+}
+
+// A commit that takes the events of an earlier BackgroundWithin leaves the
+// later one's events to their own deadline, not the earlier one's.
+func TestStoreRecorderBackgroundWithinKeepsEachDeadline(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rec, _, stored, _ := openRecorder(t)
+	rec.Defer(ctx, event.LLMRequest{Turn: 1})
+	rec.BackgroundWithin(ctx, time.Hour)
+	rec.Defer(ctx, event.LLMRequest{Turn: 2})
+	rec.BackgroundWithin(ctx, 3*time.Hour)
+	rec.mu.Lock()
+	rec.due, rec.busy = 1, true // the first made due alone, as Background would have before the second
+	rec.mu.Unlock()
+	rec.background(ctx)
+	if got, want := stored(), []string{"llm.request "}; !slices.Equal(got, want) {
+		t.Fatalf("stored %v, want %v: a background commit takes what is due only", got, want)
+	}
+	rec.mu.Lock()
+	left := time.Until(rec.soonBy)
+	marks := len(rec.marks)
+	rec.mu.Unlock()
+	if marks != 1 || left < 2*time.Hour {
+		t.Errorf("%d marks left, the timer due in %v: want the second event's deadline, about 3h", marks, left)
+	}
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Every RecordAll whose events a failure kept out of the store returns
 // it: the events of callers that queued them while a commit was under way
 // go in the next one (a background commit of them all), or are dropped
