@@ -450,6 +450,10 @@ func TestTemporalResume(t *testing.T) {
 		acts, err := store.Actions(context.Background(), waiting, session.ActionStatusPending)
 		return err == nil && len(acts) == 1
 	}, "an action to be pending")
+	// Its second request (the model's answer to the deferred result) comes
+	// after the action is pending: wait for it, so that the count below
+	// tells whether the refused resume sent one.
+	testkit.WaitFor(t, func() bool { return len(fake.Requests()) == 4 }, "the waiting session's second request")
 	busy := harness(t, dir, env, "run", "--engine", "temporal", "--resume", waiting, "ask.hcl", "Hurry up")
 	if busy.code != 2 || !strings.Contains(busy.stderr, "still runs on Temporal") || !strings.Contains(busy.stderr, "sessions attach") {
 		t.Errorf("--resume of a running session: exit %d\n%s", busy.code, busy.stderr)
