@@ -58,11 +58,12 @@ func HostPluginSets() map[int]plugin.PluginSet {
 // a codec that does not clear the buffers it fills (see wireCodec), and
 // set flow-control windows (see windowSize).
 func GRPCDialOptions() []grpc.DialOption {
-	return []grpc.DialOption{grpc.WithDefaultCallOptions(
-		grpc.MaxCallRecvMsgSize(MaxMessageSize),
-		grpc.MaxCallSendMsgSize(MaxMessageSize),
-		grpc.ForceCodecV2(wireCodec{}), // a call may still force its own (a provider's Stream: requestCodec)
-	),
+	return []grpc.DialOption{
+		grpc.WithDefaultCallOptions(
+			grpc.MaxCallRecvMsgSize(MaxMessageSize),
+			grpc.MaxCallSendMsgSize(MaxMessageSize),
+			grpc.ForceCodecV2(wireCodec{}), // a call may still force its own (a provider's Stream: requestCodec)
+		),
 		grpc.WithInitialWindowSize(windowSize),
 		grpc.WithInitialConnWindowSize(windowSize),
 	}

@@ -238,8 +238,7 @@ func (r *StoreRecorder) End(ctx context.Context, d event.Data, status string, tu
 	from := r.queued - len(entries)
 	r.pending, r.usage, r.holding = nil, nil, false
 	r.stopReleaseLocked() // this commit takes what it would release
-	r.marks = nil
-	r.stopSoonLocked()
+	r.dropMarksLocked()
 	r.mu.Unlock()
 	defer r.mu.Lock()
 	evs, err := r.Store.EndSessionWith(ctx, r.Session, status, turns, entries, usage...)
@@ -289,7 +288,7 @@ func (r *StoreRecorder) BackgroundWithin(ctx context.Context, d time.Duration) {
 // there are none.
 func (r *StoreRecorder) armLocked(ctx context.Context) {
 	if len(r.marks) == 0 {
-		r.stopSoonLocked()
+		r.dropMarksLocked()
 		return
 	}
 	by := r.marks[0].by
@@ -301,17 +300,8 @@ func (r *StoreRecorder) armLocked(ctx context.Context) {
 	if r.soon != nil && r.soonBy.Equal(by) {
 		return
 	}
-	r.stopSoonLocked()
-	var t *time.Timer
-	t = time.AfterFunc(time.Until(by), func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if r.soon == t { // neither stopped nor replaced since
-			r.soon = nil
-			r.startLocked(ctx)
-		}
-	})
-	r.soon, r.soonBy = t, by
+	r.afterLocked(&r.soon, time.Until(by), func() { r.startLocked(ctx) })
+	r.soonBy = by
 }
 
 // takenLocked drops the marks of entries a commit took, the entries
@@ -326,9 +316,6 @@ func (r *StoreRecorder) takenLocked(ctx context.Context, end int) {
 	}
 	if i > 0 {
 		r.marks = r.marks[i:]
-		if len(r.marks) == 0 {
-			r.marks = nil
-		}
 		r.armLocked(ctx)
 	}
 }
@@ -338,20 +325,18 @@ func (r *StoreRecorder) takenLocked(ctx context.Context, end int) {
 // caller's hands it to one) or one failed.
 func (r *StoreRecorder) startLocked(ctx context.Context) {
 	r.due = r.queued
-	r.marks = nil
-	r.stopSoonLocked()
+	r.dropMarksLocked()
 	if !r.busy && r.err == nil && r.takeableLocked(true) > 0 {
 		r.busy = true
 		r.goBackground(ctx)
 	}
 }
 
-// stopSoonLocked stops the timer of the marks.
-func (r *StoreRecorder) stopSoonLocked() {
-	if r.soon != nil {
-		r.soon.Stop()
-		r.soon = nil
-	}
+// dropMarksLocked forgets BackgroundWithin's deadlines: what they were
+// for is due, committed or dropped.
+func (r *StoreRecorder) dropMarksLocked() {
+	r.marks = nil
+	stopTimer(&r.soon)
 }
 
 // Release lets a Queue hold go and starts committing everything pending
@@ -372,16 +357,7 @@ func (r *StoreRecorder) Release(ctx context.Context) {
 func (r *StoreRecorder) ReleaseAfter(ctx context.Context, d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.stopReleaseLocked()
-	var t *time.Timer
-	t = time.AfterFunc(d, func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if r.release == t { // neither stopped nor replaced since
-			r.letGoLocked(ctx)
-		}
-	})
-	r.release = t
+	r.afterLocked(&r.release, d, func() { r.letGoLocked(ctx) })
 }
 
 // letGoLocked lets the hold go and commits what is pending in the
@@ -393,10 +369,30 @@ func (r *StoreRecorder) letGoLocked(ctx context.Context) {
 }
 
 // stopReleaseLocked cancels the release ReleaseAfter scheduled.
-func (r *StoreRecorder) stopReleaseLocked() {
-	if r.release != nil {
-		r.release.Stop()
-		r.release = nil
+func (r *StoreRecorder) stopReleaseLocked() { stopTimer(&r.release) }
+
+// afterLocked sets *slot to a timer that runs fn with r.mu held in d,
+// unless *slot no longer holds it by then (stopped or replaced); the
+// timer it replaces is stopped.
+func (r *StoreRecorder) afterLocked(slot **time.Timer, d time.Duration, fn func()) {
+	stopTimer(slot)
+	var t *time.Timer
+	t = time.AfterFunc(d, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if *slot == t {
+			*slot = nil
+			fn()
+		}
+	})
+	*slot = t
+}
+
+// stopTimer stops the timer in *slot, if any, and clears it.
+func stopTimer(slot **time.Timer) {
+	if *slot != nil {
+		(*slot).Stop()
+		*slot = nil
 	}
 }
 
@@ -508,8 +504,8 @@ func (r *StoreRecorder) takeErrLocked() error {
 	if err != nil {
 		r.err = nil
 		r.loseLocked(r.queued-len(r.pending), r.queued, err)
-		r.pending, r.usage, r.holding, r.marks = nil, nil, false, nil
-		r.stopSoonLocked()
+		r.pending, r.usage, r.holding = nil, nil, false
+		r.dropMarksLocked()
 	}
 	return err
 }
