@@ -50,12 +50,17 @@ func host(b *testing.B, bin, name string) (*pluginhost.Host, *pluginhost.ToolHan
 // bareClient is go-plugin alone, as any host would start a plugin: no
 // checksum, no explicit environment, no crash handling.
 func bareClient(args ...string) *plugin.Client {
+	return bareCommand(exec.Command(args[0], args[1:]...))
+}
+
+// bareCommand is bareClient for a command made by the caller.
+func bareCommand(cmd *exec.Cmd) *plugin.Client {
 	return plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
 		VersionedPlugins: sdk.HostPluginSets(),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		GRPCDialOptions:  sdk.GRPCDialOptions(),
-		Cmd:              exec.Command(args[0], args[1:]...),
+		Cmd:              cmd,
 		Logger:           hclog.NewNullLogger(),
 	})
 }
@@ -160,11 +165,18 @@ func sumCounts(b *testing.B, out []byte) int {
 // BenchmarkStartToFirstCall starts the built-in read_file plugin (the
 // harness binary re-executed) and makes its first call: through the host
 // (start, handshake, dispense, configure, call), alternating with go-plugin
-// alone starting the same binary and making one raw gRPC unary call.
-// Stopping the plugins is not timed, nor is making the host: a host given
-// the binary by path pins it (a sealed in-memory copy of the whole binary,
-// see core/pluginhost), which a run does not pay, since it serves built-ins
-// from its own running image (/proc/self/exe).
+// alone starting the same program and making one raw gRPC unary call.
+// Stopping the plugins is not timed, nor is making the host.
+//
+// Both run the same bytes from the same kind of file. A host given the
+// binary by path pins it: it runs a sealed in-memory copy (see
+// core/pluginhost), as it runs every third-party plugin. The bare
+// reference is given a sealed copy too, so the ratio is what the host adds.
+// A process started from such a copy pays its page faults on shared memory
+// rather than on the page cache of a file on disk; bare-file is the bare
+// start from the file itself, so the copy's own cost is measured as well.
+// A run's built-ins start from the file: a host made with no SelfExe runs
+// its own image, /proc/self/exe.
 func BenchmarkStartToFirstCall(b *testing.B) {
 	ctx := context.Background()
 	ws := b.TempDir()
@@ -172,7 +184,8 @@ func BenchmarkStartToFirstCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	read := call("read_file", map[string]any{"path": "a.txt"})
-	var hosted, bare timings
+	copied := sealedCopy(b, harnessBin)
+	var hosted, bare, file timings
 	for b.Loop() {
 		h, err := pluginhost.New(pluginhost.Options{SelfExe: harnessBin})
 		if err != nil {
@@ -195,20 +208,35 @@ func BenchmarkStartToFirstCall(b *testing.B) {
 		})
 		h.Close()
 
-		var cl *plugin.Client
-		bare.time(func() {
-			cl = bareClient(harnessBin, "plugin", "serve", "readfile")
-			rpc, err := cl.Client()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := toolv1.NewToolClient(rpc.(*plugin.GRPCClient).Conn).Describe(ctx, &toolv1.Describe_Request{}); err != nil {
-				b.Fatal(err)
-			}
-		})
-		cl.Kill()
+		for _, side := range []struct {
+			t   *timings
+			cmd *exec.Cmd
+		}{
+			{&bare, sealedCommand(copied, "plugin", "serve", "readfile")},
+			{&file, exec.Command(harnessBin, "plugin", "serve", "readfile")},
+		} {
+			var cl *plugin.Client
+			side.t.time(func() { cl = bareFirstCall(b, side.cmd) })
+			cl.Kill()
+		}
 	}
-	report(b, time.Millisecond, []string{"host", "bare"}, hosted, bare)
+	report(b, time.Millisecond, []string{"host", "bare", "bare-file"}, hosted, bare, file)
+}
+
+// bareFirstCall starts cmd with go-plugin alone and makes one raw gRPC
+// unary call (Describe); the caller kills the process.
+func bareFirstCall(b *testing.B, cmd *exec.Cmd) *plugin.Client {
+	cl := bareCommand(cmd)
+	rpc, err := cl.Client()
+	if err != nil {
+		cl.Kill()
+		b.Fatal(err)
+	}
+	if _, err := toolv1.NewToolClient(rpc.(*plugin.GRPCClient).Conn).Describe(context.Background(), &toolv1.Describe_Request{}); err != nil {
+		cl.Kill()
+		b.Fatal(err)
+	}
+	return cl
 }
 
 // phased is an executor with what a run puts around it.
