@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -165,7 +166,7 @@ func sumCounts(b *testing.B, out []byte) int {
 // BenchmarkStartToFirstCall starts the built-in read_file plugin (the
 // harness binary re-executed) and makes its first call: through the host
 // (start, handshake, dispense, configure, call), alternating with go-plugin
-// alone starting the same program and making one raw gRPC unary call.
+// alone starting the same program and making the same calls, raw.
 // Stopping the plugins is not timed, nor is making the host.
 //
 // Both run the same bytes from the same kind of file. A host given the
@@ -184,6 +185,7 @@ func BenchmarkStartToFirstCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	read := call("read_file", map[string]any{"path": "a.txt"})
+	rawRead := &toolv1.Execute_Request{CallId: read.ID, Tool: read.Tool, ArgumentsJson: read.Arguments}
 	copied := sealedCopy(b, harnessBin)
 	var hosted, bare, file timings
 	for b.Loop() {
@@ -216,23 +218,38 @@ func BenchmarkStartToFirstCall(b *testing.B) {
 			{&file, exec.Command(harnessBin, "plugin", "serve", "readfile")},
 		} {
 			var cl *plugin.Client
-			side.t.time(func() { cl = bareFirstCall(b, side.cmd) })
+			side.t.time(func() { cl = bareFirstCall(b, side.cmd, ws, rawRead) })
 			cl.Kill()
 		}
 	}
 	report(b, time.Millisecond, []string{"host", "bare", "bare-file"}, hosted, bare, file)
 }
 
-// bareFirstCall starts cmd with go-plugin alone and makes one raw gRPC
-// unary call (Describe); the caller kills the process.
-func bareFirstCall(b *testing.B, cmd *exec.Cmd) *plugin.Client {
+// bareFirstCall starts cmd with go-plugin alone and makes the calls the
+// host makes, raw, one after the other as a plain client would: Configure
+// with the workspace, then read_file's Execute, read to its end. The
+// caller kills the process.
+func bareFirstCall(b *testing.B, cmd *exec.Cmd, ws string, read *toolv1.Execute_Request) *plugin.Client {
+	ctx := context.Background()
 	cl := bareCommand(cmd)
 	rpc, err := cl.Client()
 	if err != nil {
 		cl.Kill()
 		b.Fatal(err)
 	}
-	if _, err := toolv1.NewToolClient(rpc.(*plugin.GRPCClient).Conn).Describe(context.Background(), &toolv1.Describe_Request{}); err != nil {
+	tc := toolv1.NewToolClient(rpc.(*plugin.GRPCClient).Conn)
+	if res, err := tc.Configure(ctx, &toolv1.Configure_Request{Workspace: ws, ConfigJson: []byte(`{}`)}); err != nil || res.Error != nil {
+		cl.Kill()
+		b.Fatal(err, res.GetError())
+	}
+	stream, err := tc.Execute(ctx, read)
+	for err == nil {
+		var ev *toolv1.Execute_Event
+		if ev, err = stream.Recv(); err == nil && ev.GetResult().GetError() != nil {
+			err = fmt.Errorf("read_file failed: %v", ev.GetResult().GetError())
+		}
+	}
+	if !errors.Is(err, io.EOF) {
 		cl.Kill()
 		b.Fatal(err)
 	}
