@@ -238,7 +238,7 @@ func bareFirstCall(b *testing.B, cmd *exec.Cmd, ws string, read *toolv1.Execute_
 		b.Fatal(err)
 	}
 	tc := toolv1.NewToolClient(rpc.(*plugin.GRPCClient).Conn)
-	if res, err := tc.Configure(ctx, &toolv1.Configure_Request{Workspace: ws, ConfigJson: []byte(`{}`)}); err != nil || res.Error != nil {
+	if res, err := tc.Configure(ctx, &toolv1.Configure_Request{Workspace: ws, ConfigJson: []byte(`{}`)}); err != nil || res.GetError() != nil {
 		cl.Kill()
 		b.Fatal(err, res.GetError())
 	}
